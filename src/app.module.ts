@@ -1,0 +1,28 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from './config/app-config.js';
+import { AppConfigModule } from './config/app-config.module.js';
+import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
+import { dataSourceOptions } from './database/data-source.js';
+import { HealthModule } from './health/health.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    if (!config.databaseUrl) throw new Error('AppModule needs a database URL (start the embedded one first)');
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(config),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions({ url: config.databaseUrl, poolSize: config.databasePoolSize }),
+          // The app connects lazily in tests that only build the OpenAPI document.
+          retryAttempts: 0,
+        }),
+        HealthModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+    };
+  }
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module.js';
+import type { AppConfig } from './config/app-config.js';
+import { sendError } from './common/http/api-exception.filter.js';
+import { PinoNestLogger } from './common/logging/logger.js';
+import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { buildOpenApiDocument } from './openapi/openapi.js';
+import { serveDocs } from './openapi/docs.js';
+
+/** CONTRACT.md section 1: request bodies over 64 KiB are refused with 413. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's `x-request-id` when it is a sane token (it is logged, so never arbitrary text), else a new id. */
+function requestId(request: IncomingMessage): string {
+  const header = request.headers['x-request-id'];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/**
+ * Builds the fully configured application without listening: `main.ts` listens on it, the tests listen on a
+ * loopback port, and the OpenAPI script only reads its routes.
+ */
+export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    requestIdLogLabel: 'requestId',
+    genReqId: requestId,
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request completed',
+    );
+    done();
+  });
+  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+  });
+  app.useGlobalPipes(createValidationPipe());
+  if (config.corsOrigins.length > 0) {
+    app.enableCors({ origin: [...config.corsOrigins], credentials: true });
+  }
+  serveDocs(app, buildOpenApiDocument(app));
+  await app.init();
+  return app;
+}

@@ -1,0 +1,17 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import type { AppConfig } from './app-config.js';
+
+/** Injection token of the validated {@link AppConfig}. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/**
+ * Provides the configuration as a value rather than reading `process.env` inside modules, so that one process can
+ * host several differently configured instances (the two-instance tests do).
+ */
+@Global()
+@Module({})
+export class AppConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: AppConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+  }
+}

@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import swaggerUi from 'swagger-ui-dist';
+import { toYaml } from './openapi.js';
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>Tollgate API</title>
+    <link rel="stylesheet" href="/docs/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="/docs/swagger-ui-bundle.js"></script>
+    <script src="/docs/swagger-ui-standalone-preset.js"></script>
+    <script src="/docs/swagger-initializer.js"></script>
+  </body>
+</html>
+`;
+
+const INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: '/docs/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    persistAuthorization: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+  });
+};
+`;
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+};
+
+/**
+ * Serves the interactive page at /docs and the document at /docs/openapi.yaml and /docs/openapi.json. The YAML is
+ * the exact text `npm run openapi` commits, so what a client downloads is what the repository reviews. Everything
+ * is read and rendered once at start; Swagger UI's assets come from the `swagger-ui-dist` package.
+ */
+export function serveDocs(app: NestFastifyApplication, document: OpenAPIObject): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const yamlText = toYaml(document);
+  const jsonText = JSON.stringify(document);
+  const send = (path: string, type: string, body: string | Buffer): void => {
+    fastify.get(path, (_request, reply) => {
+      void reply.type(type).header('cache-control', 'public, max-age=300').send(body);
+    });
+  };
+  send('/docs', 'text/html; charset=utf-8', PAGE);
+  send('/docs/swagger-initializer.js', 'application/javascript; charset=utf-8', INITIALIZER);
+  send('/docs/openapi.yaml', 'application/yaml; charset=utf-8', yamlText);
+  send('/docs/openapi.json', 'application/json; charset=utf-8', jsonText);
+  const assetDir = swaggerUi.getAbsoluteFSPath();
+  for (const [file, type] of Object.entries(ASSETS)) {
+    send(`/docs/${file}`, type, readFileSync(join(assetDir, file)));
+  }
+}

@@ -1,0 +1,56 @@
+import * as yaml from 'js-yaml';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+
+describe('foundation over HTTP', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('GET /health answers 200 with the database check', async () => {
+    const response = await fetch(`${t.url}/health`);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' } }, version: '1.0.0' });
+    expect(typeof body.checks.database.latencyMs).toBe('number');
+    expect(Number.isInteger(body.uptimeSeconds)).toBe(true);
+  });
+
+  it('echoes a sane x-request-id and generates one otherwise', async () => {
+    const echoed = await fetch(`${t.url}/health`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const replaced = await fetch(`${t.url}/health`, { headers: { 'x-request-id': 'bad id\twith spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers an unknown route with 404 and the error object', async () => {
+    const response = await fetch(`${t.url}/nope`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: expect.any(String), details: { code: 'not_found' } });
+  });
+
+  it('serves the interactive docs page', async () => {
+    const response = await fetch(`${t.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(await response.text()).toContain('swagger-ui-bundle.js');
+    const asset = await fetch(`${t.url}/docs/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+  });
+
+  it('serves the OpenAPI document as YAML and JSON, version 1.0.0', async () => {
+    const yamlResponse = await fetch(`${t.url}/docs/openapi.yaml`);
+    expect(yamlResponse.status).toBe(200);
+    const fromYaml = yaml.load(await yamlResponse.text()) as Record<string, any>;
+    const fromJson = await (await fetch(`${t.url}/docs/openapi.json`)).json();
+    expect(fromYaml).toEqual(fromJson);
+    expect(fromJson.openapi).toMatch(/^3\.0\./);
+    expect(fromJson.info.version).toBe('1.0.0');
+    expect(Object.keys(fromJson.components.securitySchemes).sort()).toEqual(['apiKey', 'cookie', 'jwt']);
+    expect(fromJson.paths['/health'].get.operationId).toBe('getHealth');
+  });
+});

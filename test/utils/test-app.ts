@@ -1,0 +1,62 @@
+import 'reflect-metadata';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { pino } from 'pino';
+import { createApp } from '../../src/app.js';
+import { loadAppConfig, type AppConfig } from '../../src/config/app-config.js';
+import { runMigrations } from '../../src/database/migrate.js';
+import { truncateAll, workerDatabaseUrl } from './test-database.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  databaseUrl: string;
+  /** Every log line the instance wrote, as parsed JSON. */
+  logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Keep the tables as they are (a second instance on the same database, a restart). */
+  keepData?: boolean;
+}
+
+/** Boots the real application over HTTP on a loopback port against this worker's PostgreSQL database. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const databaseUrl = await workerDatabaseUrl();
+  await runMigrations(databaseUrl);
+  if (!options.keepData) await truncateAll(databaseUrl);
+
+  const config = loadAppConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: '5',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-test-data-')),
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      callback();
+    },
+  });
+  const logger = pino({ level: config.logLevel }, sink);
+  const app = await createApp(config, logger);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, config, url: `http://127.0.0.1:${port}`, databaseUrl, logs, close: () => app.close() };
+}
