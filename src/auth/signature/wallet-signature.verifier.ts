@@ -1,0 +1,143 @@
+import {
+  type Address,
+  BaseError,
+  compactSignatureToSignature,
+  createPublicClient,
+  encodeDeployData,
+  erc6492SignatureValidatorAbi,
+  erc6492SignatureValidatorByteCode,
+  ExecutionRevertedError,
+  hashMessage,
+  type Hex,
+  hexToBool,
+  http,
+  isAddress,
+  isAddressEqual,
+  parseCompactSignature,
+  type PublicClient,
+  recoverAddress,
+  RpcRequestError,
+  serializeSignature,
+  size,
+  zeroAddress,
+} from 'viem';
+
+export type SignatureVerdict = 'valid' | 'invalid' | 'unverifiable';
+
+export interface WalletSignatureVerifierOptions {
+  /** JSON-RPC endpoint for smart-wallet checks; without it only EOA signatures can be confirmed. */
+  rpcUrl?: string;
+  timeoutMs: number;
+}
+
+export interface WalletSignatureInput {
+  address: `0x${string}`;
+  message: string;
+  signature: `0x${string}`;
+}
+
+// 64 bytes is an EIP-2098 compact signature; the upper bound leaves room for ERC-6492 wrappers carrying
+// factory calldata while keeping request bodies (and the eth_call we forward them to) small.
+const MIN_SIGNATURE_HEX_CHARS = 128;
+const MAX_SIGNATURE_HEX_CHARS = 20_000;
+const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
+
+export function isHexSignature(value: string): boolean {
+  const hexChars = value.length - 2;
+  return hexChars >= MIN_SIGNATURE_HEX_CHARS && hexChars <= MAX_SIGNATURE_HEX_CHARS && HEX_BYTES.test(value);
+}
+
+/**
+ * Decides whether `signature` is an EIP-191 personal_sign signature of `message` by `address`.
+ * EOAs are checked locally; everything else (ERC-1271 wallets, ERC-6492 counterfactual wallets) is checked
+ * with one eth_call of the universal signature validator. Only a clear answer from the chain yields
+ * 'valid' or 'invalid'; transport errors and timeouts yield 'unverifiable' so callers fail closed.
+ */
+export class WalletSignatureVerifier {
+  private readonly client: PublicClient | undefined;
+
+  constructor(options: WalletSignatureVerifierOptions) {
+    this.client = options.rpcUrl
+      ? createPublicClient({
+          transport: http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
+          // A wallet contract could otherwise revert with OffchainLookup and make us fetch any URL it names.
+          ccipRead: false,
+        })
+      : undefined;
+  }
+
+  async verify({ address, message, signature }: WalletSignatureInput): Promise<SignatureVerdict> {
+    if (!isAddress(address, { strict: false }) || !isHexSignature(signature)) return 'invalid';
+    // ecrecover yields the zero address for garbage, so no signature may ever speak for it.
+    if (isAddressEqual(address, zeroAddress)) return 'invalid';
+    const hash = hashMessage(message);
+    const signer = await recoverEcdsaSigner(hash, signature);
+    if (signer && isAddressEqual(signer, address)) return 'valid';
+    if (this.client) return verifyOnChain(this.client, address, hash, signature);
+    // A recoverable ECDSA signature from someone else is a wrong signer; any other shape may be a smart
+    // wallet's signature, which only the chain can judge.
+    return signer ? 'invalid' : 'unverifiable';
+  }
+}
+
+async function recoverEcdsaSigner(hash: Hex, signature: Hex): Promise<Address | undefined> {
+  try {
+    switch (size(signature)) {
+      case 65:
+        return await recoverAddress({ hash, signature });
+      case 64:
+        return await recoverAddress({
+          hash,
+          signature: serializeSignature(compactSignatureToSignature(parseCompactSignature(signature))),
+        });
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the deployless ERC-6492 universal validator (it handles EOAs, ERC-1271 and ERC-6492 alike).
+ * viem's verifyMessage does the same call but turns every call error, including an unreachable RPC, into
+ * `false`; here only a revert counts as a rejection.
+ */
+async function verifyOnChain(
+  client: PublicClient,
+  address: Address,
+  hash: Hex,
+  signature: Hex,
+): Promise<SignatureVerdict> {
+  let data: Hex | undefined;
+  try {
+    ({ data } = await client.call({
+      data: encodeDeployData({
+        abi: erc6492SignatureValidatorAbi,
+        bytecode: erc6492SignatureValidatorByteCode,
+        args: [address, hash, signature],
+      }),
+    }));
+  } catch (error) {
+    return isRevert(error) ? 'invalid' : 'unverifiable';
+  }
+  if (data === undefined) return 'unverifiable';
+  try {
+    return hexToBool(data) ? 'valid' : 'invalid';
+  } catch {
+    return 'unverifiable';
+  }
+}
+
+/**
+ * The validator reverts on malformed signatures and failed ERC-6492 factory calls, which is the chain saying
+ * no. Most nodes report that as code 3 "execution reverted"; others (tevm, some clients) use -32000 or -32015
+ * with "revert" in the message, so JSON-RPC errors are matched on the word as well.
+ */
+function isRevert(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  const cause = error.walk(
+    (e) => e instanceof ExecutionRevertedError || (e instanceof RpcRequestError && /revert/i.test(e.details)),
+  );
+  return cause !== null;
+}
