@@ -9,6 +9,8 @@ const esm = {
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // PostgreSQL does the waiting in the end-to-end tests, so two workers keep both cores busy.
+  maxWorkers: 2,
   globalSetup: '<rootDir>/test/setup/global-setup.mjs',
   globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
   projects: [
