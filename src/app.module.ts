@@ -5,6 +5,8 @@ import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { dataSourceOptions } from './database/data-source.js';
+import { DatabaseModule } from './database/database.module.js';
+import { AuthModule } from './auth/auth.module.js';
 import { HealthModule } from './health/health.module.js';
 
 @Module({})
@@ -20,7 +22,9 @@ export class AppModule {
           // The app connects lazily in tests that only build the OpenAPI document.
           retryAttempts: 0,
         }),
+        DatabaseModule,
         HealthModule,
+        AuthModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
@@ -27,10 +29,34 @@ function requestId(request: IncomingMessage): string {
  * loopback port, and the OpenAPI script only reads its routes.
  */
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  const app = await buildApp(config, logger, false);
+  serveDocs(app, buildOpenApiDocument(app));
+  await app.init();
+  return app;
+}
+
+/**
+ * The OpenAPI document of the app, built in Nest's preview mode: routes and DTOs are read from metadata, no
+ * provider is instantiated and no database is needed (`npm run openapi`, the freshness test).
+ */
+export async function createOpenApiDocument(config: AppConfig, logger: Logger): Promise<OpenAPIObject> {
+  const app = await buildApp(config, logger, true);
+  try {
+    return buildOpenApiDocument(app);
+  } finally {
+    await app.close();
+  }
+}
+
+async function buildApp(
+  config: AppConfig,
+  logger: Logger,
+  preview: boolean,
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
-    disableRequestLogging: true,
-    requestIdLogLabel: 'requestId',
+    // One line per request, written in the onResponse hook below, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
@@ -54,16 +80,17 @@ export async function createApp(config: AppConfig, logger: Logger): Promise<Nest
     done();
   });
   fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  // Bodies are JSON only: without this, Fastify would hand a text/plain body to the handlers as a string.
+  fastify.removeContentTypeParser('text/plain');
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
+    preview,
   });
   app.useGlobalPipes(createValidationPipe());
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: [...config.corsOrigins], credentials: true });
   }
-  serveDocs(app, buildOpenApiDocument(app));
-  await app.init();
   return app;
 }

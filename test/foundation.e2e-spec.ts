@@ -14,7 +14,7 @@ describe('foundation over HTTP', () => {
   it('GET /health answers 200 with the database check', async () => {
     const response = await fetch(`${t.url}/health`);
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' } }, version: '1.0.0' });
     expect(typeof body.checks.database.latencyMs).toBe('number');
     expect(Number.isInteger(body.uptimeSeconds)).toBe(true);
@@ -46,11 +46,24 @@ describe('foundation over HTTP', () => {
     const yamlResponse = await fetch(`${t.url}/docs/openapi.yaml`);
     expect(yamlResponse.status).toBe(200);
     const fromYaml = yaml.load(await yamlResponse.text()) as Record<string, any>;
-    const fromJson = await (await fetch(`${t.url}/docs/openapi.json`)).json();
+    const fromJson = (await (await fetch(`${t.url}/docs/openapi.json`)).json()) as any;
     expect(fromYaml).toEqual(fromJson);
     expect(fromJson.openapi).toMatch(/^3\.0\./);
     expect(fromJson.info.version).toBe('1.0.0');
     expect(Object.keys(fromJson.components.securitySchemes).sort()).toEqual(['apiKey', 'cookie', 'jwt']);
     expect(fromJson.paths['/health'].get.operationId).toBe('getHealth');
+  });
+});
+
+describe('docs/openapi.yaml', () => {
+  it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { pino } = await import('pino');
+    const { createOpenApiDocument } = await import('../src/app.js');
+    const { loadAppConfig } = await import('../src/config/app-config.js');
+    const { toYaml } = await import('../src/openapi/openapi.js');
+    const config = loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });
+    const generated = toYaml(await createOpenApiDocument(config, pino({ level: 'silent' })));
+    expect(readFileSync('docs/openapi.yaml', 'utf8')).toBe(generated);
   });
 });

@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { BASE62_ALPHABET, randomBase62 } from '../common/crypto/base62.js';
 
 /** Every key starts with this, so a Bearer token can be routed to API-key auth without a lookup. */
 export const API_KEY_PREFIX = 'tg_';
 
-const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const RANDOM_LENGTH = 32;
 // 62^6 > 2^32, so six characters hold any CRC32 value.
 const CHECKSUM_LENGTH = 6;
@@ -16,10 +16,6 @@ export const API_KEY_LENGTH = API_KEY_PREFIX.length + RANDOM_LENGTH + CHECKSUM_L
 
 const RANDOM_START = API_KEY_PREFIX.length;
 const CHECKSUM_START = RANDOM_START + RANDOM_LENGTH;
-
-// Bytes at or above the largest multiple of 62 that fits in a byte are discarded: mapping them with `% 62`
-// would make the first 256 % 62 symbols more likely than the rest.
-const UNBIASED_BYTE_LIMIT = 256 - (256 % BASE62_ALPHABET.length);
 
 export interface GeneratedApiKey {
   /** Shown to the integrator once; never stored. */
@@ -76,19 +72,6 @@ export function digestApiKey(key: string): Buffer {
 /** Routing only: a token with the prefix goes to the API-key strategy, which then checks it properly. */
 export function looksLikeApiKey(token: string): boolean {
   return token.startsWith(API_KEY_PREFIX);
-}
-
-function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    // A little more than needed, since about 3% of bytes are rejected.
-    for (const byte of randomBytes(length - out.length + 4)) {
-      if (byte < UNBIASED_BYTE_LIMIT && out.length < length) {
-        out += BASE62_ALPHABET[byte % BASE62_ALPHABET.length];
-      }
-    }
-  }
-  return out;
 }
 
 function encodeChecksum(value: number): string {

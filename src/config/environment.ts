@@ -1,5 +1,16 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (value === undefined || value === '') return undefined;
@@ -69,7 +80,9 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(emptyToUndefined)
-  @Matches(/^[^\s/]+$/, { message: 'AUTH_DOMAIN must be a host with an optional port, such as app.example.com' })
+  @Matches(/^[^\s/]+$/, {
+    message: 'AUTH_DOMAIN must be a host with an optional port, such as app.example.com',
+  })
   AUTH_DOMAIN?: string;
 
   @IsOptional()

@@ -9,7 +9,11 @@ export interface DatabaseConnectionOptions {
 }
 
 /** The one description of the database, shared by the app, the migration runner and the TypeORM CLI. */
-export function dataSourceOptions({ url, poolSize = 10, applicationName = 'tollgate' }: DatabaseConnectionOptions) {
+export function dataSourceOptions({
+  url,
+  poolSize = 10,
+  applicationName = 'tollgate',
+}: DatabaseConnectionOptions) {
   return {
     type: 'postgres',
     url,
@@ -17,6 +21,9 @@ export function dataSourceOptions({ url, poolSize = 10, applicationName = 'tollg
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
+    // gen_random_uuid() is built into PostgreSQL 13+: no extension to install (managed servers often forbid it).
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
     synchronize: false,
     migrationsRun: false,
     logging: false,
@@ -32,4 +39,6 @@ export function dataSourceOptions({ url, poolSize = 10, applicationName = 'tollg
 }
 
 /** For the TypeORM CLI (`migration:generate`, `migration:run`): reads DATABASE_URL. */
-export default new DataSource(dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://localhost/tollgate' }));
+export default new DataSource(
+  dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://localhost/tollgate' }),
+);

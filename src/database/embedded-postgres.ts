@@ -18,7 +18,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -58,7 +60,10 @@ async function makeReachable(dir: string, logger: Logger): Promise<void> {
   for (let current = dirname(dir); current !== dirname(current); current = dirname(current)) {
     const info = await stat(current);
     if ((info.mode & 0o001) === 0) {
-      logger.warn({ directory: current }, 'granting search permission so the postgres user can reach DATA_DIR');
+      logger.warn(
+        { directory: current },
+        'granting search permission so the postgres user can reach DATA_DIR',
+      );
       await chmod(current, info.mode | 0o001);
     }
   }
@@ -101,7 +106,8 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     initdbFlags: ['--encoding=UTF8'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: (message: string) => logger.debug({ component: 'postgres' }, message.trim()),
-    onError: (error: unknown) => logger.error({ component: 'postgres', err: error }, 'embedded PostgreSQL error'),
+    onError: (error: unknown) =>
+      logger.error({ component: 'postgres', err: error }, 'embedded PostgreSQL error'),
   });
 
   if (asRoot) {

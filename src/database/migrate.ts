@@ -9,7 +9,9 @@ const MIGRATION_LOCK = 7_220_041;
  * the advisory lock serialises them, and each one after the first finds nothing left to do.
  */
 export async function runMigrations(url: string): Promise<string[]> {
-  const dataSource = new DataSource({ ...dataSourceOptions({ url, poolSize: 2, applicationName: 'tollgate-migrate' }) });
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url, poolSize: 2, applicationName: 'tollgate-migrate' }),
+  });
   await dataSource.initialize();
   try {
     const runner = dataSource.createQueryRunner();

@@ -19,7 +19,10 @@ export class HealthController {
 
   @Get()
   @Public()
-  @ApiOperation({ operationId: 'getHealth', summary: 'Health check: 200 when the database answers, 503 when not.' })
+  @ApiOperation({
+    operationId: 'getHealth',
+    summary: 'Health check: 200 when the database answers, 503 when not.',
+  })
   @ApiResponse({ status: 200, type: HealthDto, description: 'The service and its database are up.' })
   @ApiResponse({ status: 503, type: HealthDto, description: 'A dependency is down; `checks` says which.' })
   async getHealth(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
@@ -31,8 +34,7 @@ export class HealthController {
       ok = true;
     } catch (error) {
       const response = (error as { getResponse?: () => unknown }).getResponse?.() as
-        | { details?: Record<string, DependencyCheckDto> }
-        | undefined;
+        { details?: Record<string, DependencyCheckDto> } | undefined;
       details = response?.details ?? { database: { status: 'down', message: 'unreachable' } };
       ok = false;
     }

@@ -4,7 +4,11 @@ export class DependencyCheckDto {
   @ApiProperty({ enum: ['up', 'down'], example: 'up' })
   status: 'up' | 'down';
 
-  @ApiProperty({ required: false, example: 0.42, description: 'Round-trip time of the check in milliseconds.' })
+  @ApiProperty({
+    required: false,
+    example: 0.42,
+    description: 'Round-trip time of the check in milliseconds.',
+  })
   latencyMs?: number;
 
   @ApiProperty({ required: false, example: 'unreachable', description: 'Why the dependency is down.' })

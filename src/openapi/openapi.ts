@@ -31,12 +31,34 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Tollgate API')
     .setDescription(DESCRIPTION)
     .setVersion(OPENAPI_VERSION)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session JWT from POST /auth/verify.' }, 'jwt')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'API key `tg_…` from POST /api-keys.' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'Session JWT from POST /auth/verify.',
+      },
+      'jwt',
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'API key',
+        description: 'API key `tg_…` from POST /api-keys.',
+      },
       'apiKey',
     )
-    .addCookieAuth(SESSION_COOKIE, { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Session cookie set by POST /auth/verify (browsers).' }, 'cookie')
+    .addCookieAuth(
+      SESSION_COOKIE,
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'Session cookie set by POST /auth/verify (browsers).',
+      },
+      'cookie',
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,

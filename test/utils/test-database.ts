@@ -13,9 +13,11 @@ export async function workerDatabaseUrl(): Promise<string> {
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount === 0) {
-      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04' && error.code !== '23505') throw error;
-      });
+      await client
+        .query(`CREATE DATABASE ${client.escapeIdentifier(name)}`)
+        .catch((error: { code?: string }) => {
+          if (error.code !== '42P04' && error.code !== '23505') throw error;
+        });
     }
   } finally {
     await client.end();

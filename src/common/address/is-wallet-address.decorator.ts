@@ -33,6 +33,8 @@ export function IsWalletAddress(
       },
       validationOptions,
     ),
-    Transform(({ value }) => (isWalletAddress(value) ? checksumAddress(value) : value), { toClassOnly: true }),
+    Transform(({ value }) => (isWalletAddress(value) ? checksumAddress(value) : value), {
+      toClassOnly: true,
+    }),
   );
 }

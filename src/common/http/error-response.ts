@@ -33,7 +33,11 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
     code: 'payload_too_large',
     message: 'Request body is larger than 64 KiB',
   },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    code: 'invalid_json',
+    message: 'Request body is not valid JSON',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
     status: 400,
     code: 'invalid_json',
@@ -65,7 +69,11 @@ function fastifyError(error: unknown): ErrorResponse | undefined {
   const { code, statusCode, name } = error as FastifyLikeError;
   if (typeof code === 'string' && FASTIFY_ERRORS[code]) {
     const known = FASTIFY_ERRORS[code];
-    return { status: known.status, body: { error: known.message, details: { code: known.code } }, unexpected: false };
+    return {
+      status: known.status,
+      body: { error: known.message, details: { code: known.code } },
+      unexpected: false,
+    };
   }
   // JSON syntax errors and prototype-poisoning rejections from the body parser carry a 400 status.
   if (statusCode === 400 && (name === 'SyntaxError' || typeof code === 'string')) {
@@ -88,11 +96,16 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     };
   }
   if (error instanceof HttpException) {
+    // Nest wraps Fastify's own errors (body parsing, limits) in an HttpException that keeps them as the cause.
+    const fromFastify = fastifyError(error.cause);
+    if (fromFastify) return fromFastify;
     const status = error.getStatus();
     if (status >= 500) return internal();
     const response = error.getResponse();
     const message =
-      typeof response === 'object' && response !== null && typeof (response as { message?: unknown }).message === 'string'
+      typeof response === 'object' &&
+      response !== null &&
+      typeof (response as { message?: unknown }).message === 'string'
         ? (response as { message: string }).message
         : error.message;
     return {

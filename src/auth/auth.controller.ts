@@ -1,0 +1,121 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Inject, Post, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { ApiErrors } from '../common/http/api-errors.decorator.js';
+import { AuthService } from './auth.service.js';
+import { Authenticated } from './decorators/authenticated.decorator.js';
+import { CurrentPrincipal } from './decorators/current-principal.decorator.js';
+import { Public } from './decorators/public.decorator.js';
+import { NonceRequestDto, NonceResponseDto } from './dto/nonce.dto.js';
+import {
+  CurrentSessionDto,
+  LogoutResponseDto,
+  SessionResponseDto,
+  VerifyRequestDto,
+} from './dto/verify.dto.js';
+import type { Principal } from './principal.js';
+import { ALL_SCOPES } from './scopes.js';
+import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
+
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('nonce')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'requestNonce',
+    summary: 'Start a wallet login: get a single-use nonce and the EIP-4361 message to sign.',
+    description:
+      'The nonce lives AUTH_NONCE_TTL_SECONDS (600 s by default) and is single use. At most 5 are outstanding per address: requesting a sixth drops the oldest.',
+  })
+  @ApiOkResponse({ type: NonceResponseDto })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_json'] })
+  async requestNonce(@Body() body: NonceRequestDto): Promise<NonceResponseDto> {
+    const challenge = await this.auth.issueChallenge(body.address);
+    return {
+      nonce: challenge.nonce,
+      message: challenge.message,
+      issuedAt: challenge.issuedAt.toISOString(),
+      expiresAt: challenge.expiresAt.toISOString(),
+    };
+  }
+
+  @Post('verify')
+  @Public()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    operationId: 'verifySignature',
+    summary: 'Finish a wallet login: verify the signature and open a 24-hour session.',
+    description:
+      'The signature is an EIP-191 personal_sign signature over the EIP-4361 message from POST /auth/nonce (recommended) or over the bare nonce. Ordinary wallets are checked locally; smart wallets (ERC-1271 deployed, ERC-6492 counterfactual) through CHAIN_RPC_URL. Success consumes the challenge and sets the HTTP-only `tg_session` cookie.',
+  })
+  @ApiOkResponse({
+    type: SessionResponseDto,
+    headers: {
+      'Set-Cookie': {
+        description:
+          '`tg_session=<jwt>; HttpOnly; SameSite=Lax; Path=/; Max-Age=<seconds to expiry>; Secure`',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrors({
+    400: ['validation_failed', 'invalid_json'],
+    401: ['challenge_not_found', 'invalid_signature', 'signature_unverifiable'],
+  })
+  async verifySignature(
+    @Body() body: VerifyRequestDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionResponseDto> {
+    const session = await this.auth.verify(body.address, body.signature, body.message);
+    const maxAgeSeconds = Math.max(0, Math.round((session.expiresAt.getTime() - Date.now()) / 1000));
+    void reply.header(
+      'set-cookie',
+      sessionCookie(session.token, { secure: this.config.cookieSecure, maxAgeSeconds }),
+    );
+    return { token: session.token, expiresAt: session.expiresAt.toISOString() };
+  }
+
+  @Post('logout')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated({ scopes: ALL_SCOPES, jwtOnly: true })
+  @ApiOperation({
+    operationId: 'logout',
+    summary: 'End the session: revoke this JWT on every instance until it expires, and clear the cookie.',
+  })
+  @ApiOkResponse({ type: LogoutResponseDto })
+  async logout(
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LogoutResponseDto> {
+    await this.auth.logout(principal);
+    void reply.header('set-cookie', clearedSessionCookie(this.config.cookieSecure));
+    return { revoked: true };
+  }
+
+  @Get('session')
+  @Authenticated({ scopes: ALL_SCOPES })
+  @ApiOperation({
+    operationId: 'getSession',
+    summary:
+      'Who is calling: the wallet, credential kind and scopes of the presented JWT or API key (addition).',
+  })
+  @ApiOkResponse({ type: CurrentSessionDto })
+  getSession(@CurrentPrincipal() principal: Principal): CurrentSessionDto {
+    return {
+      address: principal.address,
+      via: principal.via,
+      scopes: [...principal.scopes],
+      operator: principal.operator,
+      expiresAt: principal.tokenExpiresAt?.toISOString() ?? null,
+    };
+  }
+}

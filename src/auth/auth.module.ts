@@ -1,0 +1,38 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { AuthController } from './auth.controller.js';
+import { AuthRepository } from './auth.repository.js';
+import { AuthService } from './auth.service.js';
+import { AuthenticationGuard } from './guards/authentication.guard.js';
+import { ScopeGuard } from './guards/scope.guard.js';
+import { SessionTokenService } from './session-token.service.js';
+import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
+import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
+
+/**
+ * Wallet login and the global guards. Global so that feature modules can use `@Authenticated`, the principal and
+ * the token service without importing it.
+ */
+@Global()
+@Module({
+  controllers: [AuthController],
+  providers: [
+    AuthService,
+    AuthRepository,
+    SessionTokenService,
+    JwtSessionStrategy,
+    {
+      provide: WalletSignatureVerifier,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new WalletSignatureVerifier({ rpcUrl: config.chainRpcUrl, timeoutMs: config.chainRpcTimeoutMs }),
+    },
+    // Order matters: authentication sets the principal the scope guard reads.
+    { provide: APP_GUARD, useClass: AuthenticationGuard },
+    { provide: APP_GUARD, useClass: ScopeGuard },
+  ],
+  exports: [AuthRepository, SessionTokenService],
+})
+export class AuthModule {}

@@ -1,0 +1,40 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiErrors } from '../../common/http/api-errors.decorator.js';
+import type { Scope } from '../scopes.js';
+
+export const AUTHENTICATED = 'tollgate:authenticated';
+
+export interface AuthenticatedOptions {
+  /** Any one of these passes. */
+  scopes: readonly Scope[];
+  /** Only a wallet session (JWT) passes, never an API key (logout). */
+  jwtOnly?: boolean;
+}
+
+/**
+ * Declares a protected route once: the metadata the guards enforce, and the same facts in OpenAPI (security
+ * schemes, `x-required-scopes`, the 401/403 responses), so the docs cannot drift from enforcement.
+ */
+export function Authenticated(options: AuthenticatedOptions): MethodDecorator {
+  const security = options.jwtOnly
+    ? [ApiBearerAuth('jwt'), ApiCookieAuth('cookie')]
+    : [ApiBearerAuth('jwt'), ApiBearerAuth('apiKey'), ApiCookieAuth('cookie')];
+  return applyDecorators(
+    SetMetadata(AUTHENTICATED, options),
+    ...security,
+    ApiExtension('x-required-scopes', [...options.scopes]),
+    ...(options.jwtOnly ? [ApiExtension('x-jwt-only', true)] : []),
+    ApiErrors({
+      401: [
+        'missing_credentials',
+        'invalid_token',
+        'token_expired',
+        'token_revoked',
+        'invalid_api_key',
+        'api_key_revoked',
+      ],
+      403: ['insufficient_scope', 'csrf_origin_mismatch', ...(options.jwtOnly ? ['jwt_required'] : [])],
+    }),
+  );
+}

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import jwt from 'jsonwebtoken';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { loadOrCreateJwtSecret } from './jwt-secret.js';
+
+export const JWT_ISSUER = 'tollgate';
+export const JWT_AUDIENCE = 'tollgate-api';
+export const JWT_ALGORITHM = 'HS256';
+
+export interface SessionClaims {
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  iss: string;
+  aud: string;
+}
+
+export interface IssuedSession {
+  token: string;
+  jti: string;
+  expiresAt: Date;
+}
+
+/** Issues session JWTs: HS256, pinned algorithm, the claims of CONTRACT.md section 2. */
+@Injectable()
+export class SessionTokenService {
+  readonly secret: string;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.secret = config.jwtSecret ?? loadOrCreateJwtSecret(config.dataDir);
+  }
+
+  issue(address: string, now = new Date()): IssuedSession {
+    const iat = Math.floor(now.getTime() / 1000);
+    const exp = iat + this.config.jwtTtlSeconds;
+    const jti = randomUUID();
+    const claims: SessionClaims = { sub: address, iat, exp, jti, iss: JWT_ISSUER, aud: JWT_AUDIENCE };
+    const token = jwt.sign(claims, this.secret, { algorithm: JWT_ALGORITHM });
+    return { token, jti, expiresAt: new Date(exp * 1000) };
+  }
+}

@@ -1,0 +1,26 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class FieldProblemDto {
+  @ApiProperty({ example: 'scopes[1]', description: 'Path of the offending field.' })
+  field: string;
+
+  @ApiProperty({ example: 'each value in scopes must be one of: READ_ONLY, SUBSCRIPTIONS_MANAGE, FULL' })
+  message: string;
+}
+
+export class ErrorDetailsDto {
+  @ApiProperty({ example: 'validation_failed', description: 'Stable, machine-readable error code.' })
+  code: string;
+
+  @ApiProperty({ type: [FieldProblemDto], required: false, description: 'Validation errors, one per field.' })
+  fields?: FieldProblemDto[];
+}
+
+/** The interface's error object. */
+export class ErrorResponseDto {
+  @ApiProperty({ example: 'address must be a wallet address', description: 'Human-readable message.' })
+  error: string;
+
+  @ApiProperty({ type: ErrorDetailsDto })
+  details: ErrorDetailsDto;
+}

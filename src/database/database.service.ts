@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { DataSource } from 'typeorm';
+
+export interface SqlResult<Row> {
+  rows: Row[];
+  /** Rows inserted, updated or deleted (or returned, for SELECT). */
+  rowCount: number;
+}
+
+/** Runs SQL on one connection: the pool, or a transaction's client. */
+export interface SqlExecutor {
+  query<Row extends QueryResultRow = QueryResultRow>(
+    text: string,
+    params?: unknown[],
+  ): Promise<SqlResult<Row>>;
+}
+
+/**
+ * Thin access to PostgreSQL for the repositories. TypeORM owns the schema (entities, migrations); queries go
+ * straight to its `pg` pool, which gives predictable result shapes for `UPDATE … RETURNING` and keeps the hot
+ * paths free of the ORM's per-query overhead.
+ */
+@Injectable()
+export class Database implements SqlExecutor {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private get pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
+  }
+
+  async query<Row extends QueryResultRow = QueryResultRow>(
+    text: string,
+    params?: unknown[],
+  ): Promise<SqlResult<Row>> {
+    const result = await this.pool.query<Row>(text, params);
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  }
+
+  /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client: PoolClient = await this.pool.connect();
+    const tx: SqlExecutor = {
+      query: async <Row extends QueryResultRow>(text: string, params?: unknown[]) => {
+        const result = await client.query<Row>(text, params);
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      },
+    };
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
