@@ -7,6 +7,7 @@ import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { dataSourceOptions } from './database/data-source.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 
 @Module({})
@@ -19,12 +20,13 @@ export class AppModule {
         AppConfigModule.forRoot(config),
         TypeOrmModule.forRoot({
           ...dataSourceOptions({ url: config.databaseUrl, poolSize: config.databasePoolSize }),
-          // The app connects lazily in tests that only build the OpenAPI document.
+          // Fail fast at start instead of retrying: the orchestrator (or compose's restart policy) restarts us.
           retryAttempts: 0,
         }),
         DatabaseModule,
         HealthModule,
         AuthModule,
+        EventsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

@@ -1,4 +1,8 @@
 import { AuthTables1795314666113 } from './1795314666113-AuthTables.js';
+import { EventsOutbox1795315000000 } from './1795315000000-EventsOutbox.js';
 
-/** Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` adds one. */
-export const MIGRATIONS: Array<new () => unknown> = [AuthTables1795314666113];
+/**
+ * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
+ * from the entities; add it here.
+ */
+export const MIGRATIONS: Array<new () => unknown> = [AuthTables1795314666113, EventsOutbox1795315000000];

@@ -1,0 +1,17 @@
+/** Every event the service emits (CONTRACT.md section 6). Webhook configurations filter on these names. */
+export const EVENT_TYPES = [
+  'subscription.renewed',
+  'subscription.canceled',
+  'subscription.expired',
+  'api_key.created',
+  'api_key.revoked',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Subscription events reach operators' webhooks whatever the address; the others only the owner's. */
+export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
+  'subscription.renewed',
+  'subscription.canceled',
+  'subscription.expired',
+];
