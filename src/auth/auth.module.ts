@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { APP_GUARD } from '@nestjs/core';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
@@ -17,6 +18,8 @@ import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
  */
 @Global()
 @Module({
+  // The API-key strategy lives with the keys; the guard here uses it for Bearer tokens that look like keys.
+  imports: [ApiKeysModule],
   controllers: [AuthController],
   providers: [
     AuthService,

@@ -8,7 +8,7 @@ import { AuthRepository, type OutstandingChallenge } from './auth.repository.js'
 import type { Principal } from './principal.js';
 import { SessionTokenService, type IssuedSession } from './session-token.service.js';
 import { buildSiweMessage, isWithinTimeBounds } from './siwe-message.js';
-import { WalletSignatureVerifier, type SignatureVerdict } from './signature/wallet-signature.verifier.js';
+import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
 
 /** 24 base62 characters: about 143 bits, over the contract's 128. */
 const NONCE_LENGTH = 24;
@@ -80,20 +80,17 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const candidates = this.candidates(outstanding, message, now);
     if (candidates.length === 0) throw AuthErrors.challengeNotFound();
 
-    let unverifiable = false;
-    for (const candidate of candidates) {
-      const verdict: SignatureVerdict = await this.verifier.verify({
-        address,
-        message: candidate.signedText,
-        signature,
-      });
-      if (verdict === 'unverifiable') unverifiable = true;
-      if (verdict !== 'valid') continue;
-      if (!(await this.repository.consumeChallenge(candidate.challenge.id)))
-        throw AuthErrors.challengeNotFound();
-      return this.tokens.issue(address, now);
+    const { verdict, index } = await this.verifier.verifyAny({
+      address,
+      messages: candidates.map((candidate) => candidate.signedText),
+      signature,
+    });
+    if (verdict === 'unverifiable') throw AuthErrors.signatureUnverifiable();
+    if (verdict !== 'valid' || index === undefined) throw AuthErrors.invalidSignature();
+    if (!(await this.repository.consumeChallenge(candidates[index]!.challenge.id))) {
+      throw AuthErrors.challengeNotFound();
     }
-    throw unverifiable ? AuthErrors.signatureUnverifiable() : AuthErrors.invalidSignature();
+    return this.tokens.issue(address, now);
   }
 
   async logout(principal: Principal): Promise<void> {

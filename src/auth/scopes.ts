@@ -10,3 +10,14 @@ export const ROUTE_SCOPES = {
   manageSubscriptions: ['SUBSCRIPTIONS_MANAGE', 'FULL'],
   full: ['FULL'],
 } as const satisfies Record<string, readonly Scope[]>;
+
+const IMPLIED: Record<Scope, readonly Scope[]> = {
+  FULL: ['FULL', 'SUBSCRIPTIONS_MANAGE', 'READ_ONLY'],
+  SUBSCRIPTIONS_MANAGE: ['SUBSCRIPTIONS_MANAGE', 'READ_ONLY'],
+  READ_ONLY: ['READ_ONLY'],
+};
+
+/** Every scope a set of scopes amounts to: FULL covers all endpoints, SUBSCRIPTIONS_MANAGE covers reading too. */
+export function heldScopes(scopes: readonly Scope[]): ReadonlySet<Scope> {
+  return new Set(scopes.flatMap((scope) => IMPLIED[scope]));
+}

@@ -30,6 +30,22 @@ export interface WalletSignatureVerifierOptions {
   timeoutMs: number;
 }
 
+/** Chain checks one verify may cause: the newest challenge's message and its bare nonce. */
+export const MAX_CHAIN_CANDIDATES = 2;
+
+export interface MultiMessageInput {
+  address: `0x${string}`;
+  /** Candidates in order of preference (newest challenge first). */
+  messages: readonly string[];
+  signature: `0x${string}`;
+}
+
+export interface MultiMessageVerdict {
+  verdict: SignatureVerdict;
+  /** The candidate the signature is over, when valid. */
+  index?: number;
+}
+
 export interface WalletSignatureInput {
   address: `0x${string}`;
   message: string;
@@ -67,16 +83,38 @@ export class WalletSignatureVerifier {
   }
 
   async verify({ address, message, signature }: WalletSignatureInput): Promise<SignatureVerdict> {
-    if (!isAddress(address, { strict: false }) || !isHexSignature(signature)) return 'invalid';
+    return (await this.verifyAny({ address, messages: [message], signature })).verdict;
+  }
+
+  /**
+   * Which of several candidate messages (a login challenge's SIWE message and its bare nonce, for each outstanding
+   * challenge) the signature is over. Every candidate is tried locally first, so an ordinary wallet never waits
+   * for the chain; only then are at most {@link MAX_CHAIN_CANDIDATES} candidates (the newest) asked of the chain,
+   * in parallel, which bounds what one unauthenticated request can cost the RPC endpoint.
+   */
+  async verifyAny({ address, messages, signature }: MultiMessageInput): Promise<MultiMessageVerdict> {
+    if (!isAddress(address, { strict: false }) || !isHexSignature(signature)) return { verdict: 'invalid' };
     // ecrecover yields the zero address for garbage, so no signature may ever speak for it.
-    if (isAddressEqual(address, zeroAddress)) return 'invalid';
-    const hash = hashMessage(message);
-    const signer = await recoverEcdsaSigner(hash, signature);
-    if (signer && isAddressEqual(signer, address)) return 'valid';
-    if (this.client) return verifyOnChain(this.client, address, hash, signature);
-    // A recoverable ECDSA signature from someone else is a wrong signer; any other shape may be a smart
-    // wallet's signature, which only the chain can judge.
-    return signer ? 'invalid' : 'unverifiable';
+    if (isAddressEqual(address, zeroAddress)) return { verdict: 'invalid' };
+    const hashes = messages.map((message) => hashMessage(message));
+    let recovered = false;
+    for (const [index, hash] of hashes.entries()) {
+      const signer = await recoverEcdsaSigner(hash, signature);
+      if (signer) recovered = true;
+      if (signer && isAddressEqual(signer, address)) return { verdict: 'valid', index };
+    }
+    const client = this.client;
+    if (!client) {
+      // A recoverable ECDSA signature from someone else is a wrong signer; any other shape may be a smart
+      // wallet's signature, which only the chain can judge.
+      return { verdict: recovered ? 'invalid' : 'unverifiable' };
+    }
+    const verdicts = await Promise.all(
+      hashes.slice(0, MAX_CHAIN_CANDIDATES).map((hash) => verifyOnChain(client, address, hash, signature)),
+    );
+    const index = verdicts.indexOf('valid');
+    if (index !== -1) return { verdict: 'valid', index };
+    return { verdict: verdicts.includes('unverifiable') ? 'unverifiable' : 'invalid' };
   }
 }
 

@@ -1,8 +1,13 @@
 import { AuthTables1795314666113 } from './1795314666113-AuthTables.js';
 import { EventsOutbox1795315000000 } from './1795315000000-EventsOutbox.js';
+import { ApiKeys1795315100000 } from './1795315100000-ApiKeys.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
  * from the entities; add it here.
  */
-export const MIGRATIONS: Array<new () => unknown> = [AuthTables1795314666113, EventsOutbox1795315000000];
+export const MIGRATIONS: Array<new () => unknown> = [
+  AuthTables1795314666113,
+  EventsOutbox1795315000000,
+  ApiKeys1795315100000,
+];

@@ -1,0 +1,44 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * An API key. The key itself is never stored: only its SHA-256 digest, under a unique index, so verifying a key
+ * is one index lookup whatever the number of keys, and a database leak yields no usable key.
+ */
+@Entity({ name: 'api_keys' })
+@Index('ix_api_keys_owner_created_at', ['ownerAddress', 'createdAt'])
+@Check('ck_api_keys_owner_lowercase', `owner_address = lower(owner_address)`)
+@Check('ck_api_keys_scopes_not_empty', `cardinality(scopes) > 0`)
+export class ApiKeyEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  /** Lowercase address of the wallet that created the key; the key acts for it. */
+  @Column({ name: 'owner_address', type: 'varchar', length: 42 })
+  ownerAddress: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  label: string;
+
+  @Column({ type: 'text', array: true })
+  scopes: string[];
+
+  @Index('ux_api_keys_key_digest', { unique: true })
+  @Column({ name: 'key_digest', type: 'bytea' })
+  keyDigest: Buffer;
+
+  /** First 10 characters of the key, for display. */
+  @Column({ type: 'varchar', length: 10 })
+  prefix: string;
+
+  @Column({ type: 'varchar', length: 4 })
+  last4: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
+  lastUsedAt: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt: Date | null;
+}

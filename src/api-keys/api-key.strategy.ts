@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Strategy } from 'passport-custom';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { checksumAddress } from '../common/address/wallet-address.js';
+import { AuthErrors } from '../auth/auth.errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { RequestCredential } from '../auth/strategies/request-credential.js';
+import { digestApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
+import { ApiKeysRepository } from './api-keys.repository.js';
+
+/**
+ * passport-custom strategy for `Authorization: Bearer tg_…`. A key of the wrong shape or checksum is refused
+ * before any database work; a well-formed one is looked up by its SHA-256 digest (one unique-index probe).
+ */
+@Injectable()
+export class ApiKeyStrategy extends Strategy {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    repository: ApiKeysRepository,
+    usage: ApiKeyUsageTracker,
+  ) {
+    super((request, done) => {
+      const { token } = (request as unknown as { credential: RequestCredential }).credential;
+      if (!isWellFormedApiKey(token)) return done(AuthErrors.invalidApiKey());
+      repository.findByDigest(digestApiKey(token)).then((key) => {
+        if (!key) return done(AuthErrors.invalidApiKey());
+        if (key.revokedAt) return done(AuthErrors.apiKeyRevoked());
+        usage.touch(key.id);
+        const principal: Principal = {
+          address: checksumAddress(key.ownerAddress),
+          scopes: key.scopes,
+          via: 'api_key',
+          carrier: 'header',
+          operator: config.operatorAddresses.has(key.ownerAddress),
+          keyId: key.id,
+        };
+        done(null, principal);
+      }, done);
+    });
+  }
+}

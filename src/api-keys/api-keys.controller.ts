@@ -1,0 +1,114 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/http/api-errors.decorator.js';
+import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
+import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator.js';
+import type { Principal } from '../auth/principal.js';
+import { ROUTE_SCOPES } from '../auth/scopes.js';
+import type { ApiKeyRecord } from './api-keys.repository.js';
+import { ApiKeysService } from './api-keys.service.js';
+import {
+  ApiKeyDto,
+  CreateApiKeyDto,
+  CreatedApiKeyDto,
+  RevokeApiKeyDto,
+  RevokedApiKeyDto,
+} from './dto/api-key.dto.js';
+
+const CREATE_DESCRIPTION =
+  'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
+
+function toDto(record: ApiKeyRecord): ApiKeyDto {
+  return {
+    id: record.id,
+    label: record.label,
+    scopes: record.scopes,
+    prefix: record.prefix,
+    last4: record.last4,
+    createdAt: record.createdAt.toISOString(),
+    lastUsedAt: record.lastUsedAt?.toISOString() ?? null,
+    revoked: record.revokedAt !== null,
+    revokedAt: record.revokedAt?.toISOString() ?? null,
+  };
+}
+
+@ApiTags('api-keys')
+@Controller('api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @HttpCode(HttpStatus.OK)
+  @Authenticated({ scopes: ROUTE_SCOPES.full })
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create an API key (the key is shown once).',
+    description: CREATE_DESCRIPTION,
+  })
+  @ApiOkResponse({ type: CreatedApiKeyDto })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 403: ['scope_not_held'] })
+  createApiKey(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyDto> {
+    return this.create(principal, body);
+  }
+
+  @Post('create')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated({ scopes: ROUTE_SCOPES.full })
+  @ApiOperation({
+    operationId: 'createApiKeyViaCreatePath',
+    summary: 'Create an API key (same operation as POST /api-keys).',
+    description: CREATE_DESCRIPTION,
+  })
+  @ApiOkResponse({ type: CreatedApiKeyDto })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 403: ['scope_not_held'] })
+  createApiKeyViaCreatePath(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyDto> {
+    return this.create(principal, body);
+  }
+
+  @Get('list')
+  @Authenticated({ scopes: ROUTE_SCOPES.full })
+  @ApiOperation({
+    operationId: 'listApiKeys',
+    summary: "The caller's API keys, newest first, revoked ones included. Never the secret key.",
+  })
+  @ApiOkResponse({ type: ApiKeyDto, isArray: true })
+  async listApiKeys(@CurrentPrincipal() principal: Principal): Promise<ApiKeyDto[]> {
+    return (await this.apiKeys.list(principal)).map(toDto);
+  }
+
+  @Post('revoke')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated({ scopes: ROUTE_SCOPES.full })
+  @ApiOperation({
+    operationId: 'revokeApiKey',
+    summary: "Revoke one of the caller's API keys: refused from the very next request, on every instance.",
+    description: 'Revoking an already revoked key answers 200 with the original revocation time.',
+  })
+  @ApiOkResponse({ type: RevokedApiKeyDto })
+  @ApiErrors({ 400: ['validation_failed'], 404: ['api_key_not_found'] })
+  async revokeApiKey(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: RevokeApiKeyDto,
+  ): Promise<RevokedApiKeyDto> {
+    const record = await this.apiKeys.revoke(principal, body.id);
+    return { id: record.id, revoked: true, revokedAt: record.revokedAt!.toISOString() };
+  }
+
+  private async create(principal: Principal, body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    const { record, key } = await this.apiKeys.create(principal, body.label, body.scopes);
+    return {
+      id: record.id,
+      key,
+      label: record.label,
+      scopes: record.scopes,
+      prefix: record.prefix,
+      createdAt: record.createdAt.toISOString(),
+    };
+  }
+}

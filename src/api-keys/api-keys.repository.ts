@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { Database, type SqlExecutor } from '../database/database.service.js';
+import type { Scope } from '../auth/scopes.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  ownerAddress: string;
+  label: string;
+  scopes: Scope[];
+  prefix: string;
+  last4: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** What verifying a presented key needs, and nothing more. */
+export interface ApiKeyCredential {
+  id: string;
+  ownerAddress: string;
+  scopes: Scope[];
+  revokedAt: Date | null;
+}
+
+export interface NewApiKey {
+  ownerAddress: string;
+  label: string;
+  scopes: readonly Scope[];
+  digest: Buffer;
+  prefix: string;
+  last4: string;
+}
+
+const COLUMNS = `id, owner_address AS "ownerAddress", label, scopes, prefix, last4, created_at AS "createdAt",
+  last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(tx: SqlExecutor, key: NewApiKey): Promise<ApiKeyRecord> {
+    const { rows } = await tx.query<ApiKeyRecord>(
+      `INSERT INTO api_keys (owner_address, label, scopes, key_digest, prefix, last4)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [key.ownerAddress, key.label, key.scopes, key.digest, key.prefix, key.last4],
+    );
+    return rows[0]!;
+  }
+
+  /** Newest first, revoked ones included. */
+  async listByOwner(ownerAddress: string): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.db.query<ApiKeyRecord>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE owner_address = $1 ORDER BY created_at DESC, id DESC`,
+      [ownerAddress],
+    );
+    return rows;
+  }
+
+  /** One lookup through the unique digest index. */
+  async findByDigest(digest: Buffer): Promise<ApiKeyCredential | undefined> {
+    const { rows } = await this.db.query<ApiKeyCredential>(
+      `SELECT id, owner_address AS "ownerAddress", scopes, revoked_at AS "revokedAt" FROM api_keys WHERE key_digest = $1`,
+      [digest],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Revokes the owner's key; revoking twice keeps the first revocation time. `undefined` when the key does not
+   * exist or belongs to someone else, which callers must not be able to tell apart.
+   */
+  async revoke(
+    tx: SqlExecutor,
+    ownerAddress: string,
+    id: string,
+  ): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
+    const updated = await tx.query<ApiKeyRecord>(
+      `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND owner_address = $2 AND revoked_at IS NULL
+       RETURNING ${COLUMNS}`,
+      [id, ownerAddress],
+    );
+    if (updated.rows[0]) return { record: updated.rows[0], changed: true };
+    const existing = await tx.query<ApiKeyRecord>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND owner_address = $2`,
+      [id, ownerAddress],
+    );
+    return existing.rows[0] ? { record: existing.rows[0], changed: false } : undefined;
+  }
+
+  /** Writes last-use times in one statement, never moving a time backwards. */
+  async recordLastUse(uses: ReadonlyMap<string, Date>): Promise<void> {
+    if (uses.size === 0) return;
+    await this.db.query(
+      `UPDATE api_keys AS k SET last_used_at = u.used_at
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
+       WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
+      [[...uses.keys()], [...uses.values()]],
+    );
+  }
+}
