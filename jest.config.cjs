@@ -11,6 +11,8 @@ const esm = {
 module.exports = {
   // PostgreSQL does the waiting in the end-to-end tests, so two workers keep both cores busy.
   maxWorkers: 2,
+  // End-to-end tests boot apps and wait on PostgreSQL and local receivers.
+  testTimeout: 60000,
   globalSetup: '<rootDir>/test/setup/global-setup.mjs',
   globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
   projects: [
@@ -27,7 +29,6 @@ module.exports = {
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.e2e-spec.ts'],
       ...esm,
-      testTimeout: 60000,
     },
   ],
 };

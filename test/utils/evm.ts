@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -41,7 +42,10 @@ export interface TestChain {
 }
 
 const compiled = JSON.parse(
-  readFileSync(join(import.meta.dirname, '../fixtures/contracts/compiled.json'), 'utf8'),
+  readFileSync(
+    join(fileURLToPath(new URL('.', import.meta.url)), '../fixtures/contracts/compiled.json'),
+    'utf8',
+  ),
 ) as CompiledFixtures;
 const factoryAbi = compiled.WalletFactory.abi;
 
