@@ -339,3 +339,29 @@ describe('wallet login (EOA) and sessions', () => {
     });
   });
 });
+
+describe('sessions across instances', () => {
+  it('verifies on B a nonce issued on A, and refuses on B at once a token logged out on A', async () => {
+    const a = await startTestApp();
+    const b = await startTestApp({ keepData: true });
+    try {
+      const wallet = newWallet();
+      const nonce = await http(a.url).post('/auth/nonce', { body: { address: wallet.address } });
+      const signature = await wallet.signMessage({ message: nonce.body.message });
+      const verified = await http(b.url).post('/auth/verify', {
+        body: { address: wallet.address, signature, message: nonce.body.message },
+      });
+      expect(verified.status).toBe(200);
+      const token = verified.body.token;
+      // Warm B's cache of "not revoked" for this token, then log out on A.
+      expect((await http(b.url).get('/auth/session', { token })).status).toBe(200);
+      expect((await http(a.url).post('/auth/logout', { token })).status).toBe(200);
+      const onB = await http(b.url).get('/auth/session', { token });
+      expect(onB.status).toBe(401);
+      expect(onB.body.details.code).toBe('token_revoked');
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+});

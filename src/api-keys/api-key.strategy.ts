@@ -8,23 +8,20 @@ import type { Principal } from '../auth/principal.js';
 import type { RequestCredential } from '../auth/strategies/request-credential.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
-import { ApiKeysRepository } from './api-keys.repository.js';
+import { ApiKeyLookup } from './api-key-lookup.service.js';
 
 /**
  * passport-custom strategy for `Authorization: Bearer tg_…`. A key of the wrong shape or checksum is refused
- * before any database work; a well-formed one is looked up by its SHA-256 digest (one unique-index probe).
+ * before any database work; a well-formed one is looked up by its SHA-256 digest (a cache, else one
+ * unique-index probe).
  */
 @Injectable()
 export class ApiKeyStrategy extends Strategy {
-  constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    repository: ApiKeysRepository,
-    usage: ApiKeyUsageTracker,
-  ) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, lookup: ApiKeyLookup, usage: ApiKeyUsageTracker) {
     super((request, done) => {
       const { token } = (request as unknown as { credential: RequestCredential }).credential;
       if (!isWellFormedApiKey(token)) return done(AuthErrors.invalidApiKey());
-      repository.findByDigest(digestApiKey(token)).then((key) => {
+      lookup.find(digestApiKey(token)).then((key) => {
         if (!key) return done(AuthErrors.invalidApiKey());
         if (key.revokedAt) return done(AuthErrors.apiKeyRevoked());
         usage.touch(key.id);

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { API_KEY_STRATEGY } from '../auth/guards/authentication.guard.js';
+import { ApiKeyLookup } from './api-key-lookup.service.js';
 import { ApiKeyStrategy } from './api-key.strategy.js';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
 import { ApiKeysController } from './api-keys.controller.js';
@@ -11,6 +12,7 @@ import { ApiKeysService } from './api-keys.service.js';
   providers: [
     ApiKeysService,
     ApiKeysRepository,
+    ApiKeyLookup,
     ApiKeyUsageTracker,
     ApiKeyStrategy,
     { provide: API_KEY_STRATEGY, useExisting: ApiKeyStrategy },

@@ -73,18 +73,23 @@ export class ApiKeysRepository {
     tx: SqlExecutor,
     ownerAddress: string,
     id: string,
-  ): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
-    const updated = await tx.query<ApiKeyRecord>(
+  ): Promise<{ record: ApiKeyRecord; digest: Buffer; changed: boolean } | undefined> {
+    const updated = await tx.query<ApiKeyRecord & { digest: Buffer }>(
       `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND owner_address = $2 AND revoked_at IS NULL
-       RETURNING ${COLUMNS}`,
+       RETURNING ${COLUMNS}, key_digest AS digest`,
       [id, ownerAddress],
     );
-    if (updated.rows[0]) return { record: updated.rows[0], changed: true };
-    const existing = await tx.query<ApiKeyRecord>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND owner_address = $2`,
-      [id, ownerAddress],
-    );
-    return existing.rows[0] ? { record: existing.rows[0], changed: false } : undefined;
+    const row =
+      updated.rows[0] ??
+      (
+        await tx.query<ApiKeyRecord & { digest: Buffer }>(
+          `SELECT ${COLUMNS}, key_digest AS digest FROM api_keys WHERE id = $1 AND owner_address = $2`,
+          [id, ownerAddress],
+        )
+      ).rows[0];
+    if (!row) return undefined;
+    const { digest, ...record } = row;
+    return { record, digest, changed: updated.rowCount === 1 };
   }
 
   /** Writes last-use times in one statement, never moving a time backwards. */

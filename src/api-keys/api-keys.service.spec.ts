@@ -16,7 +16,7 @@ const principal = (scopes: Principal['scopes']): Principal => ({
 describe('ApiKeysService scope rule', () => {
   // The check runs before any database work, so the collaborators are never reached.
   const unreachable = {} as Database & ApiKeysRepository & EventOutbox;
-  const service = new ApiKeysService(unreachable, unreachable, unreachable);
+  const service = new ApiKeysService(unreachable, unreachable, unreachable, {} as never);
 
   it.each([
     [['SUBSCRIPTIONS_MANAGE'], ['FULL']],

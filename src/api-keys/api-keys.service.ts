@@ -5,6 +5,7 @@ import { EventOutbox } from '../events/event-outbox.service.js';
 import type { Principal } from '../auth/principal.js';
 import { heldScopes, type Scope } from '../auth/scopes.js';
 import { generateApiKey } from './api-key-format.js';
+import { ApiKeyLookup } from './api-key-lookup.service.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
 import { ApiKeysRepository, type ApiKeyRecord } from './api-keys.repository.js';
 
@@ -32,6 +33,7 @@ export class ApiKeysService {
     private readonly db: Database,
     private readonly repository: ApiKeysRepository,
     private readonly outbox: EventOutbox,
+    private readonly lookup: ApiKeyLookup,
   ) {}
 
   async create(principal: Principal, label: string, scopes: readonly Scope[]): Promise<CreatedApiKey> {
@@ -65,17 +67,20 @@ export class ApiKeysService {
 
   /** Idempotent: revoking a revoked key answers as the first time and emits nothing new. */
   async revoke(principal: Principal, id: string): Promise<ApiKeyRecord> {
-    return this.db.transaction(async (tx) => {
-      const result = await this.repository.revoke(tx, storageAddress(principal.address), id);
-      if (!result) throw ApiKeyErrors.notFound();
-      if (result.changed) {
+    const result = await this.db.transaction(async (tx) => {
+      const revoked = await this.repository.revoke(tx, storageAddress(principal.address), id);
+      if (!revoked) throw ApiKeyErrors.notFound();
+      if (revoked.changed) {
+        await this.lookup.publishRevocation(tx, revoked.digest);
         await this.outbox.record(tx, {
           type: 'api_key.revoked',
           address: principal.address,
-          data: eventData(result.record),
+          data: eventData(revoked.record),
         });
       }
-      return result.record;
+      return revoked;
     });
+    this.lookup.forget(result.digest);
+    return result.record;
   }
 }

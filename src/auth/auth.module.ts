@@ -8,6 +8,7 @@ import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
+import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService } from './session-token.service.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
 import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
@@ -25,6 +26,7 @@ import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
     AuthService,
     AuthRepository,
     SessionTokenService,
+    SessionRevocations,
     JwtSessionStrategy,
     {
       provide: WalletSignatureVerifier,

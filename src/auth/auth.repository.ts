@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database.service.js';
+import { Database, type SqlExecutor } from '../database/database.service.js';
 
 /** CONTRACT.md section 2: at most this many outstanding challenges per address; the oldest is dropped. */
 export const MAX_OUTSTANDING_CHALLENGES = 5;
@@ -66,8 +66,8 @@ export class AuthRepository {
     return rowCount === 1;
   }
 
-  async revokeToken(jti: string, expiresAt: Date): Promise<void> {
-    await this.db.query(
+  async revokeToken(tx: SqlExecutor, jti: string, expiresAt: Date): Promise<void> {
+    await tx.query(
       `INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT (jti) DO NOTHING`,
       [jti, expiresAt],
     );

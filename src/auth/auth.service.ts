@@ -6,6 +6,7 @@ import { randomBase62 } from '../common/crypto/base62.js';
 import { AuthErrors } from './auth.errors.js';
 import { AuthRepository, type OutstandingChallenge } from './auth.repository.js';
 import type { Principal } from './principal.js';
+import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService, type IssuedSession } from './session-token.service.js';
 import { buildSiweMessage, isWithinTimeBounds } from './siwe-message.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
@@ -37,6 +38,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     private readonly repository: AuthRepository,
     private readonly tokens: SessionTokenService,
     private readonly verifier: WalletSignatureVerifier,
+    private readonly revocations: SessionRevocations,
   ) {}
 
   onModuleInit(): void {
@@ -95,7 +97,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
 
   async logout(principal: Principal): Promise<void> {
     if (principal.tokenId && principal.tokenExpiresAt) {
-      await this.repository.revokeToken(principal.tokenId, principal.tokenExpiresAt);
+      await this.revocations.revoke(principal.tokenId, principal.tokenExpiresAt);
     }
   }
 

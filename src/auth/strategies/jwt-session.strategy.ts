@@ -4,7 +4,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { checksumAddress, isWalletAddress } from '../../common/address/wallet-address.js';
 import { AuthErrors } from '../auth.errors.js';
-import { AuthRepository } from '../auth.repository.js';
+import { SessionRevocations } from '../session-revocations.service.js';
 import type { Principal } from '../principal.js';
 import { ALL_SCOPES } from '../scopes.js';
 import {
@@ -30,7 +30,7 @@ export class JwtSessionStrategy extends Strategy {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     tokens: SessionTokenService,
-    repository: AuthRepository,
+    revocations: SessionRevocations,
   ) {
     super(
       {
@@ -54,7 +54,7 @@ export class JwtSessionStrategy extends Strategy {
           done(AuthErrors.invalidToken(), false);
           return;
         }
-        repository.isTokenRevoked(claims.jti).then(
+        revocations.isRevoked(claims.jti).then(
           (revoked) => {
             if (revoked) return done(AuthErrors.tokenRevoked(), false);
             const address = checksumAddress(claims.sub);
