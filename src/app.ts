@@ -3,11 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import helmet from '@fastify/helmet';
 import { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
-import { sendError } from './common/http/api-exception.filter.js';
 import { PinoNestLogger } from './common/logging/logger.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -79,7 +79,6 @@ async function buildApp(
     );
     done();
   });
-  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   // Bodies are JSON only: without this, Fastify would hand a text/plain body to the handlers as a string.
   fastify.removeContentTypeParser('text/plain');
 
@@ -87,6 +86,20 @@ async function buildApp(
     logger: new PinoNestLogger(logger),
     abortOnError: false,
     preview,
+  });
+  await app.register(helmet, {
+    // The API answers JSON; the only HTML is the docs page, whose scripts and styles are served from /docs.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    crossOriginResourcePolicy: { policy: 'same-site' },
   });
   app.useGlobalPipes(createValidationPipe());
   if (config.corsOrigins.length > 0) {

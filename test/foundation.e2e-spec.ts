@@ -67,3 +67,19 @@ describe('docs/openapi.yaml', () => {
     expect(readFileSync('docs/openapi.yaml', 'utf8')).toBe(generated);
   });
 });
+
+describe('security headers', () => {
+  it('sets helmet headers and no x-powered-by', async () => {
+    const t = await startTestApp({ keepData: true });
+    try {
+      const response = await fetch(`${t.url}/health`);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('strict-transport-security')).toContain('max-age=');
+      expect(response.headers.get('x-powered-by')).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});
