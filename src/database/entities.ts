@@ -2,6 +2,10 @@ import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
 import { AuthChallengeEntity } from '../auth/auth-challenge.entity.js';
 import { RevokedTokenEntity } from '../auth/revoked-token.entity.js';
 import { EventEntity } from '../events/event.entity.js';
+import { IdempotencyKeyEntity } from '../subscriptions/idempotency/idempotency-key.entity.js';
+import { PaymentEntity } from '../subscriptions/payment/payment.entity.js';
+import { SubscriptionEventEntity } from '../subscriptions/subscription-event.entity.js';
+import { SubscriptionEntity } from '../subscriptions/subscription.entity.js';
 
 /**
  * Every entity of the service. Listed explicitly rather than globbed so that the app, the TypeORM CLI and the tests
@@ -12,4 +16,8 @@ export const ENTITIES: Array<new () => unknown> = [
   AuthChallengeEntity,
   RevokedTokenEntity,
   EventEntity,
+  SubscriptionEntity,
+  SubscriptionEventEntity,
+  PaymentEntity,
+  IdempotencyKeyEntity,
 ];

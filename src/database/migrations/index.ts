@@ -1,6 +1,7 @@
 import { AuthTables1795314666113 } from './1795314666113-AuthTables.js';
 import { EventsOutbox1795315000000 } from './1795315000000-EventsOutbox.js';
 import { ApiKeys1795315100000 } from './1795315100000-ApiKeys.js';
+import { Subscriptions1795315200000 } from './1795315200000-Subscriptions.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -10,4 +11,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   AuthTables1795314666113,
   EventsOutbox1795315000000,
   ApiKeys1795315100000,
+  Subscriptions1795315200000,
 ];

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { Database, type SqlExecutor } from '../../database/database.service.js';
+import type { IdempotentRequest } from './idempotent-request.js';
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  status: 'in_progress' | 'completed';
+  responseStatus: number | null;
+  responseBody: unknown;
+}
+
+/** Owns the queries of `idempotency_keys`. */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Claims the key for a new attempt in one atomic statement and returns the attempt's lease. A key that is free,
+   * expired, or held by an attempt of the same request silent for `takeoverAfterSeconds` (its process presumably
+   * died) is claimed; otherwise null, and the caller reads the record to answer.
+   */
+  async claim(
+    request: IdempotentRequest,
+    ttlSeconds: number,
+    takeoverAfterSeconds: number,
+  ): Promise<string | null> {
+    const { rows } = await this.db.query<{ lease: string }>(
+      `INSERT INTO idempotency_keys AS k
+         (principal, idempotency_key, fingerprint, status, lease, started_at, expires_at)
+       VALUES ($1, $2, $3, 'in_progress', gen_random_uuid(), now(), now() + make_interval(secs => $4))
+       ON CONFLICT (principal, idempotency_key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', lease = EXCLUDED.lease,
+             started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at,
+             completed_at = NULL, response_status = NULL, response_body = NULL
+         WHERE k.expires_at <= now()
+            OR (k.status = 'in_progress' AND k.fingerprint = EXCLUDED.fingerprint
+                AND k.started_at <= now() - make_interval(secs => $5))
+       RETURNING lease`,
+      [request.principal, request.key, request.fingerprint, ttlSeconds, takeoverAfterSeconds],
+    );
+    return rows[0]?.lease ?? null;
+  }
+
+  async find(request: IdempotentRequest): Promise<IdempotencyRecord | null> {
+    const { rows } = await this.db.query<IdempotencyRecord>(
+      `SELECT fingerprint, status, response_status AS "responseStatus", response_body AS "responseBody"
+       FROM idempotency_keys WHERE principal = $1 AND idempotency_key = $2`,
+      [request.principal, request.key],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Stores the response to replay. Run in the change's own transaction, so the change and its completion commit
+   * together. False when the attempt no longer holds the key (another one took it over).
+   */
+  async complete(
+    executor: SqlExecutor,
+    request: IdempotentRequest,
+    lease: string,
+    responseStatus: number,
+    responseBody: unknown,
+  ): Promise<boolean> {
+    const { rowCount } = await executor.query(
+      `UPDATE idempotency_keys
+       SET status = 'completed', response_status = $4, response_body = $5, completed_at = now()
+       WHERE principal = $1 AND idempotency_key = $2 AND lease = $3 AND status = 'in_progress'`,
+      [request.principal, request.key, lease, responseStatus, JSON.stringify(responseBody)],
+    );
+    return rowCount === 1;
+  }
+
+  /** Frees a key whose attempt failed without effect, so that the client may retry with it. */
+  async release(request: IdempotentRequest, lease: string): Promise<void> {
+    await this.db.query(
+      `DELETE FROM idempotency_keys
+       WHERE principal = $1 AND idempotency_key = $2 AND lease = $3 AND status = 'in_progress'`,
+      [request.principal, request.key, lease],
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const { rowCount } = await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`);
+    return rowCount;
+  }
+}

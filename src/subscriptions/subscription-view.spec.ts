@@ -1,0 +1,62 @@
+import { toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
+
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+const start = new Date('2030-01-01T00:00:00.000Z');
+const end = new Date('2030-01-31T00:00:00.000Z');
+
+const stored = (overrides: Partial<StoredSubscription> = {}): StoredSubscription => ({
+  address: ADDRESS.toLowerCase(),
+  currentPeriodStart: start,
+  currentPeriodEnd: end,
+  cancelAtPeriodEnd: false,
+  canceledAt: null,
+  expiryRecordedFor: null,
+  createdAt: start,
+  updatedAt: start,
+  ...overrides,
+});
+
+describe('toSubscriptionDto', () => {
+  it('answers `none` with every timestamp null for an address that never subscribed', () => {
+    expect(toSubscriptionDto(ADDRESS.toLowerCase(), null, start)).toEqual({
+      address: ADDRESS,
+      status: 'none',
+      active: false,
+      currentPeriodStart: null,
+      currentPeriodEnd: null,
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      createdAt: null,
+      updatedAt: null,
+    });
+  });
+
+  it('returns the EIP-55 address and ISO timestamps with milliseconds', () => {
+    expect(toSubscriptionDto(ADDRESS.toLowerCase(), stored(), new Date(start.getTime() + 1))).toEqual({
+      address: ADDRESS,
+      status: 'active',
+      active: true,
+      currentPeriodStart: '2030-01-01T00:00:00.000Z',
+      currentPeriodEnd: '2030-01-31T00:00:00.000Z',
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      createdAt: '2030-01-01T00:00:00.000Z',
+      updatedAt: '2030-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('computes the status at the given instant: the period end itself is no longer covered', () => {
+    const canceled = stored({ cancelAtPeriodEnd: true, canceledAt: start });
+    expect(toSubscriptionDto(ADDRESS, stored(), new Date(end.getTime() - 1))).toMatchObject({
+      status: 'active',
+      active: true,
+    });
+    expect(toSubscriptionDto(ADDRESS, stored(), end)).toMatchObject({ status: 'expired', active: false });
+    expect(toSubscriptionDto(ADDRESS, canceled, end)).toMatchObject({
+      status: 'canceled',
+      active: false,
+      cancelAtPeriodEnd: true,
+      canceledAt: '2030-01-01T00:00:00.000Z',
+    });
+  });
+});

@@ -1,0 +1,193 @@
+import { Injectable } from '@nestjs/common';
+import { Database, type SqlExecutor } from '../database/database.service.js';
+import type { SubscriptionPeriodState } from './subscription-state.js';
+import type { SubscriptionEventType } from './subscription-event.entity.js';
+import type { StoredSubscription } from './subscription-view.js';
+
+const columns = (alias = ''): string => {
+  const p = alias ? `${alias}.` : '';
+  return `${p}address, ${p}current_period_start AS "currentPeriodStart", ${p}current_period_end AS "currentPeriodEnd",
+    ${p}cancel_at_period_end AS "cancelAtPeriodEnd", ${p}canceled_at AS "canceledAt",
+    ${p}expiry_recorded_for AS "expiryRecordedFor", ${p}created_at AS "createdAt", ${p}updated_at AS "updatedAt"`;
+};
+
+/** The period state's columns, in table order: start, end, cancel at period end, canceled at. */
+const stateParameters = (state: SubscriptionPeriodState): unknown[] => [
+  state.currentPeriodStart,
+  state.currentPeriodEnd,
+  state.cancelAtPeriodEnd,
+  state.canceledAt,
+];
+
+export interface NewSubscriptionEvent {
+  /** Lowercase. */
+  address: string;
+  type: SubscriptionEventType;
+  at: Date;
+  /** Lowercase address, or `system`. */
+  actor: string;
+  actorKeyId: string | null;
+  previousPeriodEnd: Date | null;
+  currentPeriodEnd: Date;
+  idempotencyKey: string | null;
+}
+
+export interface SubscriptionEventRow {
+  id: string;
+  type: SubscriptionEventType;
+  at: Date;
+  actor: string;
+  previousPeriodEnd: Date | null;
+  currentPeriodEnd: Date;
+}
+
+export interface NewPayment {
+  /** Lowercase. */
+  address: string;
+  gateway: string;
+  amountMinor: bigint;
+  currency: string | null;
+  periodStart: Date;
+  periodEnd: Date;
+}
+
+/**
+ * Owns the queries of subscriptions, their history and their payments. Every time comes from the database's
+ * clock, so that several instances agree on it. Writes take a transaction's executor: a change, its history entry,
+ * its payment and its outbox event commit together.
+ */
+@Injectable()
+export class SubscriptionsRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * The database's current time. `clock_timestamp()`, not `now()`: taken after a row lock was granted, it orders
+   * the changes of one subscription the way they took effect.
+   */
+  async clock(tx: SqlExecutor): Promise<Date> {
+    const { rows } = await tx.query<{ now: Date }>(`SELECT clock_timestamp() AS now`);
+    return rows[0]!.now;
+  }
+
+  /** The subscription (or null) and the time it was read at, in one statement. */
+  async findWithClock(address: string): Promise<{ subscription: StoredSubscription | null; now: Date }> {
+    // The outer join answers one row either way: the clock, and the subscription's columns (all null for none).
+    const { rows } = await this.db.query<{ now: Date; found: boolean } & StoredSubscription>(
+      `SELECT c.now, s.address IS NOT NULL AS found, ${columns('s')}
+       FROM (SELECT clock_timestamp() AS now) c LEFT JOIN subscriptions s ON s.address = $1`,
+      [address],
+    );
+    const { now, found, ...subscription } = rows[0]!;
+    return { subscription: found ? subscription : null, now };
+  }
+
+  /** Creates the subscription unless it exists; null when it did (the caller then locks it). */
+  async insertIfAbsent(
+    tx: SqlExecutor,
+    address: string,
+    state: SubscriptionPeriodState,
+    now: Date,
+  ): Promise<StoredSubscription | null> {
+    const { rows } = await tx.query<StoredSubscription>(
+      `INSERT INTO subscriptions
+         (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)
+       ON CONFLICT (address) DO NOTHING
+       RETURNING ${columns()}`,
+      [address, ...stateParameters(state), now],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Reads the subscription and locks it until the transaction ends: changes of one address run one at a time. */
+  async lock(tx: SqlExecutor, address: string): Promise<StoredSubscription | null> {
+    const { rows } = await tx.query<StoredSubscription>(
+      `SELECT ${columns()} FROM subscriptions WHERE address = $1 FOR UPDATE`,
+      [address],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Writes a locked subscription's new state. */
+  async update(
+    tx: SqlExecutor,
+    address: string,
+    state: SubscriptionPeriodState,
+    expiryRecordedFor: Date | null,
+    now: Date,
+  ): Promise<StoredSubscription> {
+    const { rows } = await tx.query<StoredSubscription>(
+      `UPDATE subscriptions
+       SET current_period_start = $2, current_period_end = $3, cancel_at_period_end = $4, canceled_at = $5,
+           expiry_recorded_for = $6, updated_at = $7
+       WHERE address = $1
+       RETURNING ${columns()}`,
+      [address, ...stateParameters(state), expiryRecordedFor, now],
+    );
+    return rows[0]!;
+  }
+
+  /**
+   * Claims up to `limit` subscriptions whose period ended by `now` and whose expiry is not recorded yet, marking it
+   * recorded in the same statement. Rows another transaction holds are skipped, and a row is re-checked once its
+   * lock is granted, so concurrent sweeps on several instances never claim the same period end twice.
+   */
+  async claimDueExpiries(tx: SqlExecutor, now: Date, limit: number): Promise<StoredSubscription[]> {
+    const { rows } = await tx.query<StoredSubscription>(
+      `UPDATE subscriptions SET expiry_recorded_for = current_period_end
+       WHERE address IN (
+         SELECT address FROM subscriptions
+         WHERE current_period_end <= $1 AND expiry_recorded_for IS DISTINCT FROM current_period_end
+         ORDER BY current_period_end
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED)
+       RETURNING ${columns()}`,
+      [now, limit],
+    );
+    return rows;
+  }
+
+  async insertEvent(tx: SqlExecutor, event: NewSubscriptionEvent): Promise<void> {
+    await tx.query(
+      `INSERT INTO subscription_events
+         (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        event.address,
+        event.type,
+        event.at,
+        event.actor,
+        event.actorKeyId,
+        event.previousPeriodEnd,
+        event.currentPeriodEnd,
+        event.idempotencyKey,
+      ],
+    );
+  }
+
+  /** The subscription's history, newest first. */
+  async history(address: string): Promise<SubscriptionEventRow[]> {
+    const { rows } = await this.db.query<SubscriptionEventRow>(
+      `SELECT id, type, at, actor, previous_period_end AS "previousPeriodEnd", current_period_end AS "currentPeriodEnd"
+       FROM subscription_events WHERE address = $1
+       ORDER BY at DESC, seq DESC`,
+      [address],
+    );
+    return rows;
+  }
+
+  async insertPayment(tx: SqlExecutor, payment: NewPayment): Promise<void> {
+    await tx.query(
+      `INSERT INTO payments (address, gateway, amount_minor, currency, period_start, period_end)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        payment.address,
+        payment.gateway,
+        payment.amountMinor.toString(),
+        payment.currency,
+        payment.periodStart,
+        payment.periodEnd,
+      ],
+    );
+  }
+}

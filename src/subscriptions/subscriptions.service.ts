@@ -1,0 +1,261 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '../auth/principal.js';
+import { checksumAddress, storageAddress, type Address } from '../common/address/wallet-address.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { Database, type SqlExecutor } from '../database/database.service.js';
+import { EventOutbox } from '../events/event-outbox.service.js';
+import type { SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
+import { IdempotencyService } from './idempotency/idempotency.service.js';
+import {
+  idempotencyPrincipal,
+  requestFingerprint,
+  type IdempotentRequest,
+} from './idempotency/idempotent-request.js';
+import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
+import { SYSTEM_ACTOR } from './subscription-event.entity.js';
+import { cancelSubscription, renewSubscription, subscriptionStatus } from './subscription-state.js';
+import { toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
+import { SubscriptionErrors } from './subscriptions.errors.js';
+import { SubscriptionsRepository } from './subscriptions.repository.js';
+
+/** Who asked for a change, as the history records it. */
+interface Actor {
+  /** Lowercase. */
+  address: string;
+  keyId: string | null;
+}
+
+/** A change a request made, once applied to the locked row. */
+interface Change {
+  type: 'renewed' | 'canceled';
+  /** Lowercase. */
+  address: string;
+  actor: Actor;
+  idempotencyKey: string | null;
+  now: Date;
+  previousPeriodEnd: Date | null;
+  /** The row after the change. */
+  stored: StoredSubscription;
+  /** Event-specific additions to the outbox event's `data`. */
+  data?: Record<string, unknown>;
+}
+
+const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
+
+/**
+ * Subscriptions (CONTRACT.md section 5). Every change runs in one transaction with the subscription row locked:
+ * the state machine's result, the history entry, the payment and the outbox event commit together or not at all.
+ */
+@Injectable()
+export class SubscriptionsService {
+  private readonly periodMs: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly db: Database,
+    private readonly repository: SubscriptionsRepository,
+    private readonly outbox: EventOutbox,
+    private readonly idempotency: IdempotencyService,
+    @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
+  ) {
+    this.periodMs = config.subscriptionPeriodSeconds * 1000;
+  }
+
+  async status(address: Address): Promise<SubscriptionDto> {
+    const { subscription, now } = await this.repository.findWithClock(storageAddress(address));
+    return toSubscriptionDto(address, subscription, now);
+  }
+
+  async history(address: Address): Promise<SubscriptionEventDto[]> {
+    const rows = await this.repository.history(storageAddress(address));
+    return rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      at: row.at.toISOString(),
+      actor: row.actor === SYSTEM_ACTOR ? SYSTEM_ACTOR : checksumAddress(row.actor),
+      previousPeriodEnd: iso(row.previousPeriodEnd),
+      currentPeriodEnd: row.currentPeriodEnd.toISOString(),
+    }));
+  }
+
+  renew(principal: Principal, address: Address, idempotencyKey?: string): Promise<SubscriptionDto> {
+    const target = storageAddress(address);
+    const request = this.idempotentRequest(principal, idempotencyKey, 'renew', { address: target });
+    return this.idempotency.execute(request, (tx) =>
+      this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null),
+    );
+  }
+
+  cancel(
+    principal: Principal,
+    address: Address,
+    immediate: boolean,
+    idempotencyKey?: string,
+  ): Promise<SubscriptionDto> {
+    const target = storageAddress(address);
+    const request = this.idempotentRequest(principal, idempotencyKey, 'cancel', {
+      address: target,
+      immediate,
+    });
+    return this.idempotency.execute(request, (tx) =>
+      this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null),
+    );
+  }
+
+  /**
+   * Records the expiry of every period that ended and whose expiry is not recorded yet, up to `limit` of them, in
+   * one transaction. Returns how many it recorded. Safe to run on several instances at once.
+   */
+  recordDueExpiries(limit: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const now = await this.repository.clock(tx);
+      const due = await this.repository.claimDueExpiries(tx, now, limit);
+      for (const subscription of due) await this.recordExpiry(tx, subscription);
+      return due.length;
+    });
+  }
+
+  private async renewLocked(
+    tx: SqlExecutor,
+    actor: Actor,
+    address: string,
+    idempotencyKey: string | null,
+  ): Promise<SubscriptionDto> {
+    let now = await this.repository.clock(tx);
+    let previousPeriodEnd: Date | null = null;
+    // A first renewal creates the row; of concurrent first renewals one inserts and the others find its row.
+    let stored = await this.repository.insertIfAbsent(
+      tx,
+      address,
+      renewSubscription(null, now, this.periodMs).next,
+      now,
+    );
+    if (stored === null) {
+      const current = await this.repository.lock(tx, address);
+      if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
+      now = await this.repository.clock(tx);
+      // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
+      const expiryDue =
+        subscriptionStatus(current, now) !== 'active' &&
+        current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
+      if (expiryDue) await this.recordExpiry(tx, current);
+      const renewal = renewSubscription(current, now, this.periodMs);
+      previousPeriodEnd = renewal.previousPeriodEnd;
+      stored = await this.repository.update(
+        tx,
+        address,
+        renewal.next,
+        expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor,
+        now,
+      );
+    }
+    await this.payments.charge(tx, {
+      address,
+      periodStart: new Date(stored.currentPeriodEnd.getTime() - this.periodMs),
+      periodEnd: stored.currentPeriodEnd,
+    });
+    return this.recordChange(tx, {
+      type: 'renewed',
+      address,
+      actor,
+      idempotencyKey,
+      now,
+      previousPeriodEnd,
+      stored,
+    });
+  }
+
+  private async cancelLocked(
+    tx: SqlExecutor,
+    actor: Actor,
+    address: string,
+    immediate: boolean,
+    idempotencyKey: string | null,
+  ): Promise<SubscriptionDto> {
+    const current = await this.repository.lock(tx, address);
+    const now = await this.repository.clock(tx);
+    const outcome = cancelSubscription(current, now, immediate);
+    if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
+    if (outcome.kind === 'unchanged') return toSubscriptionDto(address, current, now);
+    const stored = await this.repository.update(tx, address, outcome.next, current.expiryRecordedFor, now);
+    return this.recordChange(tx, {
+      type: 'canceled',
+      address,
+      actor,
+      idempotencyKey,
+      now,
+      previousPeriodEnd: current.currentPeriodEnd,
+      stored,
+      data: { immediate: outcome.immediate },
+    });
+  }
+
+  /**
+   * The history entry and the outbox event of an accepted change. The event's `data` is the subscription object
+   * with the period end before the change, plus `data`. Returns the subscription object.
+   */
+  private async recordChange(tx: SqlExecutor, change: Change): Promise<SubscriptionDto> {
+    const { address, stored, now, previousPeriodEnd } = change;
+    await this.repository.insertEvent(tx, {
+      address,
+      type: change.type,
+      at: now,
+      actor: change.actor.address,
+      actorKeyId: change.actor.keyId,
+      previousPeriodEnd,
+      currentPeriodEnd: stored.currentPeriodEnd,
+      idempotencyKey: change.idempotencyKey,
+    });
+    const subscription = toSubscriptionDto(address, stored, now);
+    await this.outbox.record(tx, {
+      type: `subscription.${change.type}`,
+      address,
+      data: { ...subscription, previousPeriodEnd: iso(previousPeriodEnd), ...change.data },
+    });
+    return subscription;
+  }
+
+  /**
+   * The history entry and the `subscription.expired` event of a period that ran out. The caller marks
+   * `expiry_recorded_for` in the same transaction, which makes this exactly-once per period end.
+   */
+  private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription): Promise<void> {
+    const end = subscription.currentPeriodEnd;
+    // Seen from its own end, a period is no longer active: `canceled` or `expired`.
+    const ended = toSubscriptionDto(subscription.address, subscription, end);
+    await this.repository.insertEvent(tx, {
+      address: subscription.address,
+      type: 'expired',
+      at: end,
+      actor: SYSTEM_ACTOR,
+      actorKeyId: null,
+      previousPeriodEnd: end,
+      currentPeriodEnd: end,
+      idempotencyKey: null,
+    });
+    await this.outbox.record(tx, {
+      type: 'subscription.expired',
+      address: subscription.address,
+      data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
+    });
+  }
+
+  private idempotentRequest(
+    principal: Principal,
+    key: string | undefined,
+    operation: string,
+    parameters: Record<string, unknown>,
+  ): IdempotentRequest | undefined {
+    if (key === undefined) return undefined;
+    return {
+      principal: idempotencyPrincipal(principal),
+      key,
+      fingerprint: requestFingerprint(operation, parameters),
+    };
+  }
+}
+
+function actorOf(principal: Principal): Actor {
+  return { address: storageAddress(principal.address), keyId: principal.keyId ?? null };
+}
