@@ -8,6 +8,8 @@ import { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
+import { ApiError } from './common/errors/api-error.js';
+import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
 import { PinoNestLogger } from './common/logging/logger.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -77,6 +79,13 @@ async function buildApp(
       },
       'request completed',
     );
+    done();
+  });
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    if (exceedsDepth(request.body)) {
+      done(ApiError.badRequest('body_too_deep', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      return;
+    }
     done();
   });
   // Bodies are JSON only: without this, Fastify would hand a text/plain body to the handlers as a string.
