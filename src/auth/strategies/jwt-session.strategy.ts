@@ -35,7 +35,7 @@ export class JwtSessionStrategy extends Strategy {
     super(
       {
         jwtFromRequest: (request: StrategyRequest) => request.credential.token,
-        secretOrKey: tokens.secret,
+        secretOrKey: tokens.key as unknown as string,
         algorithms: [JWT_ALGORITHM],
         issuer: JWT_ISSUER,
         audience: JWT_AUDIENCE,
