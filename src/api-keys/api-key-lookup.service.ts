@@ -34,9 +34,15 @@ export class ApiKeyLookup {
     );
   }
 
-  /** Tells every instance, when `tx` commits, to forget the key. */
-  async publishRevocation(tx: SqlExecutor, digest: Buffer): Promise<void> {
-    await this.bus.publish(`${TOPIC}:${digest.toString('hex')}`, tx);
+  /**
+   * Tells every instance, when `tx` commits, to forget the key. The returned promise resolves once this instance
+   * has heard the notification back: await it after the commit, before answering.
+   */
+  async publishRevocation(tx: SqlExecutor, digest: Buffer): Promise<() => Promise<void>> {
+    const payload = `${TOPIC}:${digest.toString('hex')}`;
+    const delivered = this.bus.delivered(payload);
+    await this.bus.publish(payload, tx);
+    return () => delivered;
   }
 
   forget(digest: Buffer): void {

@@ -31,10 +31,13 @@ export class SessionRevocations {
   }
 
   async revoke(jti: string, expiresAt: Date): Promise<void> {
+    const payload = `${TOPIC}:${jti}`;
+    const delivered = this.bus.delivered(payload);
     await this.db.transaction(async (tx) => {
       await this.repository.revokeToken(tx, jti, expiresAt);
-      await this.bus.publish(`${TOPIC}:${jti}`, tx);
+      await this.bus.publish(payload, tx);
     });
     this.notRevoked.invalidate(jti);
+    await delivered;
   }
 }

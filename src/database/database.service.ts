@@ -40,13 +40,18 @@ export class Database implements SqlExecutor {
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client: PoolClient = await this.pool.connect();
+    let broken = false;
+    // A connection that dies mid-transaction emits 'error' on the client; unhandled, it would crash the process.
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
     const tx: SqlExecutor = {
       query: async <Row extends QueryResultRow>(text: string, params?: unknown[]) => {
         const result = await client.query<Row>(text, params);
         return { rows: result.rows, rowCount: result.rowCount ?? 0 };
       },
     };
-    let broken = false;
     try {
       await client.query('BEGIN');
       const result = await work(tx);
@@ -58,6 +63,7 @@ export class Database implements SqlExecutor {
       });
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

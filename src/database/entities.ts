@@ -6,6 +6,9 @@ import { IdempotencyKeyEntity } from '../subscriptions/idempotency/idempotency-k
 import { PaymentEntity } from '../subscriptions/payment/payment.entity.js';
 import { SubscriptionEventEntity } from '../subscriptions/subscription-event.entity.js';
 import { SubscriptionEntity } from '../subscriptions/subscription.entity.js';
+import { WebhookAttemptEntity } from '../webhooks/webhook-attempt.entity.js';
+import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity.js';
+import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity.js';
 
 /**
  * Every entity of the service. Listed explicitly rather than globbed so that the app, the TypeORM CLI and the tests
@@ -20,4 +23,7 @@ export const ENTITIES: Array<new () => unknown> = [
   SubscriptionEventEntity,
   PaymentEntity,
   IdempotencyKeyEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
 ];

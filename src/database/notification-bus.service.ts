@@ -24,6 +24,7 @@ export class NotificationBus implements OnModuleInit, OnApplicationShutdown {
   private connected = false;
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly awaiting = new Map<string, Array<() => void>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,6 +50,25 @@ export class NotificationBus implements OnModuleInit, OnApplicationShutdown {
     await tx.query('SELECT pg_notify($1, $2)', [INVALIDATION_CHANNEL, payload]);
   }
 
+  /**
+   * Resolves once this instance has received `payload` back (or after `timeoutMs`). A change that must take
+   * effect everywhere waits for its own notification before answering: the server sends it to every listener at
+   * the same moment, so by then the other instances have it too, bar scheduling noise.
+   */
+  delivered(payload: string, timeoutMs = 1000): Promise<void> {
+    if (!this.connected) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      const waiters = this.awaiting.get(payload) ?? [];
+      waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.awaiting.set(payload, waiters);
+    });
+  }
+
   async onModuleInit(): Promise<void> {
     await this.connect();
   }
@@ -68,6 +88,9 @@ export class NotificationBus implements OnModuleInit, OnApplicationShutdown {
     client.on('notification', (message) => {
       if (message.channel !== INVALIDATION_CHANNEL || message.payload === undefined) return;
       for (const listener of this.listeners) listener(message.payload);
+      const waiters = this.awaiting.get(message.payload);
+      this.awaiting.delete(message.payload);
+      for (const resolve of waiters ?? []) resolve();
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));

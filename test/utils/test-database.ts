@@ -27,16 +27,27 @@ export async function workerDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
-/** Empties every table the migrations created (the migrations table itself stays). */
+/**
+ * Empties the service's tables (the migrations table itself stays) and graphile-worker's queued jobs. Its own
+ * schema bookkeeping stays, or its next start would try to install the schema over the existing tables.
+ */
 export async function truncateAll(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string }>(
       `SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) AS name FROM pg_tables
-       WHERE schemaname NOT IN ('pg_catalog', 'information_schema') AND tablename <> 'migrations'`,
+       WHERE schemaname = 'public' AND tablename <> 'migrations'`,
     );
     if (rows.length > 0) await client.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')} CASCADE`);
+    const queue = await client.query(
+      `SELECT to_regclass('graphile_worker._private_jobs') IS NOT NULL AS present`,
+    );
+    if (queue.rows[0].present) {
+      await client.query(
+        'TRUNCATE graphile_worker._private_jobs, graphile_worker._private_job_queues CASCADE',
+      );
+    }
   } finally {
     await client.end();
   }

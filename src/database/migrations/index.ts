@@ -2,6 +2,7 @@ import { AuthTables1795314666113 } from './1795314666113-AuthTables.js';
 import { EventsOutbox1795315000000 } from './1795315000000-EventsOutbox.js';
 import { ApiKeys1795315100000 } from './1795315100000-ApiKeys.js';
 import { Subscriptions1795315200000 } from './1795315200000-Subscriptions.js';
+import { Webhooks1795315300000 } from './1795315300000-Webhooks.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -12,4 +13,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   EventsOutbox1795315000000,
   ApiKeys1795315100000,
   Subscriptions1795315200000,
+  Webhooks1795315300000,
 ];

@@ -1,0 +1,263 @@
+// npm run bench: the service and a raw node:http server side by side on loopback, driven alternately by autocannon.
+// Prints and writes (bench/results/latest.{json,md}) requests/s, p50/p99 latency and the ratio to raw for each case.
+import { fork, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { pino } from 'pino';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { verifyMessage } from 'viem';
+import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
+import { runMigrations } from '../dist/src/database/migrate.js';
+import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
+const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
+const JWT_SECRET = randomBytes(48).toString('base64url');
+const root = new URL('..', import.meta.url).pathname;
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+async function waitForHealth(url) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`service at ${url} did not come up`);
+}
+
+async function startService(databaseUrl, env = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, 'dist/src/main.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET,
+      LOG_LEVEL: 'warn',
+      COOKIE_SECURE: 'false',
+      DATABASE_POOL_SIZE: '20',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url);
+  return { url, child, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
+}
+
+async function startRaw() {
+  const port = await freePort();
+  const child = fork(join(root, 'bench/raw-server.mjs'), { env: { PORT: String(port) } });
+  await new Promise((resolve) => child.once('message', resolve));
+  return { url: `http://127.0.0.1:${port}`, child, stop: () => child.kill() };
+}
+
+function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024);
+}
+
+async function load(options) {
+  const result = await autocannon({ connections: CONNECTIONS, ...(options.amount ? {} : { duration: DURATION }), ...options });
+  const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+  };
+}
+
+async function login(url, account) {
+  const nonce = await (
+    await fetch(`${url}/auth/nonce`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: account.address }),
+    })
+  ).json();
+  const signature = await account.signMessage({ message: nonce.message });
+  const response = await fetch(`${url}/auth/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ address: account.address, signature, message: nonce.message }),
+  });
+  const body = await response.json();
+  return { token: body.token, cookie: response.headers.get('set-cookie').split(';')[0] };
+}
+
+async function createKey(url, token, scopes) {
+  const response = await fetch(`${url}/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ label: 'bench', scopes }),
+  });
+  return (await response.json()).key;
+}
+
+async function renew(url, token, address) {
+  await fetch(`${url}/subscriptions/renew`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ address }),
+  });
+}
+
+/** Bulk rows straight into PostgreSQL: the scale cases need a million subscriptions and 100 000 keys. */
+async function seedBulk(databaseUrl, subscriptions, keys) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(
+    `INSERT INTO subscriptions (address, current_period_start, current_period_end, cancel_at_period_end, created_at, updated_at)
+     SELECT '0x' || lpad(to_hex(g), 40, '0'), now(), now() + interval '30 days', false, now(), now()
+     FROM generate_series(1, $1) AS g ON CONFLICT DO NOTHING`,
+    [subscriptions],
+  );
+  const batch = 10_000;
+  for (let done = 0; done < keys; done += batch) {
+    const rows = Array.from({ length: Math.min(batch, keys - done) }, () => generateApiKey());
+    await client.query(
+      `INSERT INTO api_keys (owner_address, label, scopes, key_digest, prefix, last4)
+       SELECT '0x' || lpad(to_hex(n), 40, '0'), 'bulk', ARRAY['READ_ONLY'], d, p, l
+       FROM unnest($1::bytea[], $2::text[], $3::text[]) WITH ORDINALITY AS u(d, p, l, n)`,
+      [rows.map((row) => row.digest), rows.map((row) => row.prefix), rows.map((row) => row.last4)],
+    );
+  }
+  await client.query('ANALYZE');
+  await client.end();
+}
+
+function verifyBaseline(samples) {
+  // In-process viem verifyMessage over the same kind of signatures: the unavoidable ecrecover cost.
+  return (async () => {
+    const started = performance.now();
+    let done = 0;
+    while (performance.now() - started < DURATION * 1000) {
+      const sample = samples[done % samples.length];
+      await verifyMessage({ address: sample.address, message: sample.message, signature: sample.signature });
+      done++;
+    }
+    return Math.round(done / ((performance.now() - started) / 1000));
+  })();
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
+  const logger = pino({ level: 'warn' });
+  const database = await startEmbeddedPostgres(dataDir, logger);
+  await runMigrations(database.url);
+  const raw = await startRaw();
+  const service = await startService(database.url);
+  const results = [];
+  const record = (name, serviceRun, rawRun, extra = {}) => {
+    const row = { name, ...serviceRun, rawRps: rawRun?.rps ?? null, ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null, ...extra };
+    results.push(row);
+    console.log(JSON.stringify(row));
+  };
+  const sideBySide = async (name, request) => {
+    const rawRun = await load({ url: raw.url });
+    const serviceRun = await load({ url: `${service.url}${request.path}`, headers: request.headers, method: request.method ?? 'GET', body: request.body });
+    record(name, serviceRun, rawRun);
+  };
+
+  try {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const session = await login(service.url, owner);
+    const key = await createKey(service.url, session.token, ['READ_ONLY']);
+    const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
+    await renew(service.url, session.token, owner.address);
+    const statusPath = `/subscriptions/status?address=${owner.address}`;
+
+    await sideBySide('GET /health', { path: '/health' });
+    await sideBySide('GET /subscriptions/status (API key)', { path: statusPath, headers: { authorization: `Bearer ${key}` } });
+    await sideBySide('GET /subscriptions/status (JWT header)', { path: statusPath, headers: { authorization: `Bearer ${session.token}` } });
+    await sideBySide('GET /subscriptions/status (cookie)', { path: statusPath, headers: { cookie: session.cookie } });
+
+    // Renew under contention (one address) and spread (a new address per request, as an operator would).
+    const renewOne = await load({
+      url: `${service.url}/subscriptions/renew`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
+      body: JSON.stringify({}),
+    });
+    record('POST /subscriptions/renew (one address)', renewOne, null);
+
+    // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand.
+    const samples = [];
+    for (let i = 0; i < 3000; i++) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const nonce = await (
+        await fetch(`${service.url}/auth/nonce`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ address: account.address }),
+        })
+      ).json();
+      samples.push({ address: account.address, message: nonce.message, signature: await account.signMessage({ message: nonce.message }) });
+    }
+    const baselineRps = await verifyBaseline(samples);
+    let next = 0;
+    const verifyRun = await load({
+      url: `${service.url}/auth/verify`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      amount: samples.length,
+      requests: [
+        {
+          setupRequest: (request) => {
+            const sample = samples[next++ % samples.length];
+            return { ...request, body: JSON.stringify(sample) };
+          },
+        },
+      ],
+    });
+    record('POST /auth/verify (EOA) vs in-process verifyMessage', verifyRun, { rps: baselineRps }, { baseline: 'viem verifyMessage in-process' });
+
+    // Scale of data: the same reads with a million subscriptions and 100 000 keys stored.
+    const small = results.filter((row) => row.name.startsWith('GET /subscriptions/status (API key)'))[0];
+    await seedBulk(database.url, LARGE_SUBSCRIPTIONS, LARGE_KEYS);
+    const rawLarge = await load({ url: raw.url });
+    const large = await load({ url: `${service.url}${statusPath}`, headers: { authorization: `Bearer ${key}` } });
+    record(`GET /subscriptions/status (API key), ${LARGE_SUBSCRIPTIONS} subscriptions + ${LARGE_KEYS} keys`, large, rawLarge, {
+      vsSmall: +(large.rps / small.rps).toFixed(3),
+    });
+    const rss = rssMb(service.child.pid);
+    const summary = { cores: cpus().length, cpu: cpus()[0].model, memoryGb: Math.round(totalmem() / 2 ** 30), durationSeconds: DURATION, connections: CONNECTIONS, serviceRssMb: rss, at: new Date().toISOString(), runId: randomUUID() };
+    writeFileSync(join(root, 'bench/results/latest.json'), JSON.stringify({ summary, results }, null, 2) + '\n');
+    const lines = [
+      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB.`,
+      '',
+      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      ...results.map((row) => `| ${row.name} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs 1 row: ${row.vsSmall})` : ''} |`),
+    ];
+    writeFileSync(join(root, 'bench/results/latest.md'), lines.join('\n') + '\n');
+    console.log(lines.join('\n'));
+  } finally {
+    await service.stop();
+    raw.stop();
+    await database.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,334 @@
+import { Injectable } from '@nestjs/common';
+import { Database, type SqlExecutor } from '../../database/database.service.js';
+import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
+import type { DeliveryOutcome } from './guarded-http.client.js';
+
+/** The graphile-worker task that attempts one delivery; its payload is `{deliveryId}`. */
+export const WEBHOOK_DELIVERY_TASK = 'webhook_delivery';
+
+/** One job per delivery at most: adding it again moves the waiting job instead of creating a second one. */
+export function deliveryJobKey(deliveryId: string): string {
+  return `${WEBHOOK_DELIVERY_TASK}:${deliveryId}`;
+}
+
+/**
+ * graphile-worker's own retries only cover a task that throws (the database was unreachable); delivery failures
+ * are retried on the contract's schedule by adding a new job, never by throwing.
+ */
+const JOB_MAX_ATTEMPTS = 5;
+
+/** How long an attempt holds a delivery: well over the client's 10 s budget, so a live attempt never loses it. */
+const LOCK = `interval '60 seconds'`;
+
+/** A pending delivery this late, with no attempt holding it and no job waiting for it, has lost its job. */
+const OVERDUE = `interval '1 minute'`;
+
+/** The SQL call that enqueues a delivery's job, in the caller's transaction (`id` and `runAt` are SQL). */
+function addJob(id: string, runAt: string): string {
+  return `(graphile_worker.add_job(
+      '${WEBHOOK_DELIVERY_TASK}',
+      json_build_object('deliveryId', ${id}),
+      run_at => ${runAt},
+      job_key => '${WEBHOOK_DELIVERY_TASK}:' || ${id},
+      max_attempts => ${JOB_MAX_ATTEMPTS}
+    )).id`;
+}
+
+/** A delivery that this process holds (`locked_until`) and may attempt, with what the attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  payload: string;
+  attemptCount: number;
+  url: string;
+  endpointEnabled: boolean;
+  /** The current secret, then the previous one while its rotation overlap lasts. */
+  secrets: string[];
+}
+
+type ClaimedRow = Omit<ClaimedDelivery, 'secrets'> & { secret: string; previousSecret: string | null };
+
+const CLAIMED_COLUMNS = `d.id, d.endpoint_id AS "endpointId", d.event_id AS "eventId", d.event_type AS "eventType",
+  d.payload, d.attempt_count AS "attemptCount", e.url, e.enabled AS "endpointEnabled", e.secret,
+  CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS "previousSecret"`;
+
+function claimed(row: ClaimedRow): ClaimedDelivery {
+  const { secret, previousSecret, ...rest } = row;
+  return { ...rest, secrets: previousSecret ? [secret, previousSecret] : [secret] };
+}
+
+export interface FanOutInput {
+  eventId: string;
+  eventType: string;
+  /** Lowercase address the event is about. */
+  address: string;
+  body: string;
+  /** Lowercase operator addresses whose configurations receive this event too (subscription events only). */
+  operators: readonly string[];
+}
+
+/** After a failed attempt: retry after a delay, give up, or leave status and schedule alone (manual re-sends). */
+export type AfterFailure = { retryInMs: number } | 'fail' | 'keep';
+
+export interface AttemptRecord {
+  delivery: ClaimedDelivery;
+  attemptedAt: Date;
+  outcome: DeliveryOutcome;
+  /** Whether the attempt counts towards the configuration's health (`failing_since`, 410, five days). */
+  trackHealth: boolean;
+  afterFailure: AfterFailure;
+}
+
+export interface WebhookAttemptRecord {
+  id: string;
+  deliveryId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  attemptedAt: Date;
+  success: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+  deliveryStatus: WebhookDeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/** Owns the queries of deliveries, their attempts and their jobs in graphile-worker's queue. */
+@Injectable()
+export class WebhookDeliveryRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Creates one delivery per matching configuration and enqueues its job, all in the producer's transaction: a
+   * rolled-back change leaves neither, a committed one wakes a worker through graphile-worker's NOTIFY.
+   */
+  async fanOut(tx: SqlExecutor, input: FanOutInput): Promise<void> {
+    await tx.query(
+      `WITH targets AS (
+         SELECT id FROM webhook_endpoints
+         WHERE enabled
+           AND (owner_address = $2 OR owner_address = ANY($5::varchar[]))
+           AND ('*' = ANY(events) OR $3 = ANY(events))
+       ), inserted AS (
+         INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+         SELECT id, $1, $3, $4, now() FROM targets
+         ON CONFLICT (endpoint_id, event_id) DO NOTHING
+         RETURNING id
+       )
+       SELECT ${addJob('inserted.id', 'now()')} FROM inserted`,
+      [input.eventId, input.address, input.eventType, input.body, input.operators],
+    );
+  }
+
+  /** Creates deliveries of one event to the given configurations, already held by the caller (no job). */
+  async insertClaimed(
+    tx: SqlExecutor,
+    event: { id: string; type: string; body: string },
+    endpointIds: readonly string[],
+  ): Promise<ClaimedDelivery[]> {
+    const { rows } = await tx.query<ClaimedRow>(
+      `WITH d AS (
+         INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at, locked_until)
+         SELECT id, $1, $2, $3, now(), now() + ${LOCK} FROM webhook_endpoints WHERE id = ANY($4::uuid[])
+         RETURNING *
+       )
+       SELECT ${CLAIMED_COLUMNS} FROM d JOIN webhook_endpoints e ON e.id = d.endpoint_id`,
+      [event.id, event.type, event.body, endpointIds],
+    );
+    return rows.map(claimed);
+  }
+
+  /** Takes a pending delivery whose attempt is due, unless another attempt holds it. */
+  async claimDue(deliveryId: string): Promise<ClaimedDelivery | undefined> {
+    const { rows } = await this.db.query<ClaimedRow>(
+      `UPDATE webhook_deliveries d SET locked_until = now() + ${LOCK}
+       FROM webhook_endpoints e
+       WHERE d.id = $1 AND e.id = d.endpoint_id AND d.status = 'pending'
+         AND d.next_attempt_at <= now() + interval '1 second'
+         AND (d.locked_until IS NULL OR d.locked_until < now())
+       RETURNING ${CLAIMED_COLUMNS}`,
+      [deliveryId],
+    );
+    return rows[0] && claimed(rows[0]);
+  }
+
+  /** Takes one of the owner's deliveries whatever its status, for a manual re-send. */
+  async claimOwned(
+    ownerAddress: string,
+    deliveryId: string,
+  ): Promise<ClaimedDelivery | 'busy' | 'not_found'> {
+    const { rows } = await this.db.query<ClaimedRow>(
+      `UPDATE webhook_deliveries d SET locked_until = now() + ${LOCK}
+       FROM webhook_endpoints e
+       WHERE d.id = $1 AND e.id = d.endpoint_id AND e.owner_address = $2
+         AND (d.locked_until IS NULL OR d.locked_until < now())
+       RETURNING ${CLAIMED_COLUMNS}`,
+      [deliveryId, ownerAddress],
+    );
+    if (rows[0]) return claimed(rows[0]);
+    const exists = await this.db.query(
+      `SELECT 1 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.id = $1 AND e.owner_address = $2`,
+      [deliveryId, ownerAddress],
+    );
+    return exists.rowCount > 0 ? 'busy' : 'not_found';
+  }
+
+  /** Ends a held delivery without an attempt (its configuration was disabled meanwhile). */
+  async abandon(deliveryId: string, reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, locked_until = NULL,
+         last_error = $2, updated_at = now()
+       WHERE id = $1`,
+      [deliveryId, reason],
+    );
+  }
+
+  /**
+   * Records an attempt and everything that follows from it in one transaction: the log line, the configuration's
+   * health, the delivery's new state and, for a retry, its next job. Either all of it happens or none, so a crash
+   * here leaves the delivery pending and the sweep retries it.
+   */
+  async recordAttempt(record: AttemptRecord): Promise<WebhookDeliveryStatus> {
+    const { delivery, outcome } = record;
+    return this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO webhook_attempts
+           (delivery_id, endpoint_id, attempted_at, success, status_code, duration_ms, error, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          delivery.id,
+          delivery.endpointId,
+          record.attemptedAt,
+          outcome.success,
+          outcome.statusCode,
+          outcome.durationMs,
+          outcome.error,
+          outcome.responseBody,
+        ],
+      );
+      const endpointEnabled = record.trackHealth
+        ? await this.updateHealth(tx, delivery, outcome)
+        : delivery.endpointEnabled;
+
+      const last = [delivery.id, outcome.statusCode, outcome.error];
+      const common = `attempt_count = attempt_count + 1, locked_until = NULL, last_status_code = $2,
+        last_error = $3, updated_at = now()`;
+      if (outcome.success) {
+        await tx.query(
+          `UPDATE webhook_deliveries SET status = 'succeeded', next_attempt_at = NULL, ${common} WHERE id = $1`,
+          last,
+        );
+        return 'succeeded';
+      }
+      const { afterFailure } = record;
+      if (afterFailure === 'keep') {
+        const { rows } = await tx.query<{ status: WebhookDeliveryStatus }>(
+          `UPDATE webhook_deliveries SET ${common} WHERE id = $1 RETURNING status`,
+          last,
+        );
+        return rows[0]!.status;
+      }
+      if (afterFailure === 'fail' || !endpointEnabled) {
+        await tx.query(
+          `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, ${common} WHERE id = $1`,
+          last,
+        );
+        return 'failed';
+      }
+      // Scheduled in database time, as graphile-worker's run_at is, so clock skew between hosts cannot matter.
+      await tx.query(
+        `WITH updated AS (
+           UPDATE webhook_deliveries
+           SET status = 'pending', next_attempt_at = now() + $4 * interval '1 millisecond', ${common}
+           WHERE id = $1 RETURNING id, next_attempt_at
+         )
+         SELECT ${addJob('updated.id', 'updated.next_attempt_at')} FROM updated`,
+        [...last, afterFailure.retryInMs],
+      );
+      return 'pending';
+    });
+  }
+
+  /**
+   * Re-enqueues pending deliveries that are overdue with no attempt holding them and no runnable job: their job
+   * was lost, or its worker died (graphile-worker frees a dead worker's jobs only after four hours). The job key
+   * makes this idempotent, also when several instances sweep at once.
+   */
+  async enqueueOverdue(limit: number): Promise<number> {
+    const { rowCount } = await this.db.query(
+      `WITH due AS (
+         SELECT d.id FROM webhook_deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at < now() - ${OVERDUE}
+           AND (d.locked_until IS NULL OR d.locked_until < now())
+           AND NOT EXISTS (
+             SELECT 1 FROM graphile_worker.jobs j
+             WHERE j.key = '${WEBHOOK_DELIVERY_TASK}:' || d.id AND j.locked_at IS NULL AND j.attempts < j.max_attempts
+           )
+         ORDER BY d.next_attempt_at
+         LIMIT $1
+       )
+       SELECT ${addJob('due.id', 'now()')} FROM due`,
+      [limit],
+    );
+    return rowCount;
+  }
+
+  /** The owner's most recent attempts, newest first, optionally of one configuration. */
+  async listAttempts(
+    ownerAddress: string,
+    endpointId: string | undefined,
+    limit: number,
+  ): Promise<WebhookAttemptRecord[]> {
+    const { rows } = await this.db.query<WebhookAttemptRecord>(
+      `SELECT a.id, a.delivery_id AS "deliveryId", a.endpoint_id AS "endpointId", d.event_id AS "eventId",
+         d.event_type AS "eventType", a.attempted_at AS "attemptedAt", a.success, a.status_code AS "statusCode",
+         a.duration_ms AS "durationMs", a.error, a.response_body AS "responseBody",
+         d.status AS "deliveryStatus", d.next_attempt_at AS "nextAttemptAt"
+       FROM webhook_attempts a
+       JOIN webhook_endpoints e ON e.id = a.endpoint_id
+       JOIN webhook_deliveries d ON d.id = a.delivery_id
+       WHERE e.owner_address = $1 AND ($2::uuid IS NULL OR a.endpoint_id = $2)
+       ORDER BY a.attempted_at DESC, a.id DESC
+       LIMIT $3`,
+      [ownerAddress, endpointId ?? null, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * Applies an attempt to its configuration: a success ends a failing streak; a failure starts one, and a 410 or
+   * five days of nothing but failures switches the configuration off. Returns whether it is still enabled. The row
+   * is written only when something changes, so steady traffic to a healthy receiver does not queue on its lock.
+   */
+  private async updateHealth(
+    tx: SqlExecutor,
+    delivery: ClaimedDelivery,
+    outcome: DeliveryOutcome,
+  ): Promise<boolean> {
+    if (outcome.success) {
+      await tx.query(
+        `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`,
+        [delivery.endpointId],
+      );
+      return delivery.endpointEnabled;
+    }
+    const reason = `CASE WHEN $2::boolean THEN 'gone'
+                         WHEN e.failing_since <= now() - interval '5 days' THEN 'failing' END`;
+    const { rows } = await tx.query<{ enabled: boolean }>(
+      `UPDATE webhook_endpoints e SET
+         failing_since = coalesce(e.failing_since, now()),
+         enabled = e.enabled AND ${reason} IS NULL,
+         disabled_reason = CASE WHEN e.enabled THEN ${reason} ELSE e.disabled_reason END,
+         updated_at = CASE WHEN e.enabled AND ${reason} IS NOT NULL THEN now() ELSE e.updated_at END
+       WHERE e.id = $1 AND (e.failing_since IS NULL OR (e.enabled AND ${reason} IS NOT NULL))
+       RETURNING e.enabled`,
+      [delivery.endpointId, outcome.statusCode === 410],
+    );
+    return rows[0]?.enabled ?? delivery.endpointEnabled;
+  }
+}

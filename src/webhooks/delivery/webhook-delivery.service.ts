@@ -1,0 +1,135 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import type { Address } from '../../common/address/wallet-address.js';
+import { Database } from '../../database/database.service.js';
+import { EventOutbox } from '../../events/event-outbox.service.js';
+import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
+import { WebhookErrors } from '../webhooks.errors.js';
+import { GuardedHttpClient, type DeliveryOutcome } from './guarded-http.client.js';
+import { retryDelayMs } from './retry-schedule.js';
+import {
+  type AfterFailure,
+  type ClaimedDelivery,
+  WebhookDeliveryRepository,
+} from './webhook-delivery.repository.js';
+import { webhookBody, webhookHeaders } from './webhook-message.js';
+
+/** What one attempt came to, as the test and retry routes report it. */
+export interface DeliveryResult {
+  deliveryId: string;
+  webhookId: string;
+  url: string;
+  success: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** The delivery's status after the attempt. */
+  status: WebhookDeliveryStatus;
+}
+
+/**
+ * - `scheduled`: the worker's attempt on the contract's retry schedule.
+ * - `manual`: a re-send asked for by the owner; it leaves the schedule alone and only a success changes the status.
+ * - `test`: the first attempt of a test event; test events are never retried.
+ */
+type AttemptMode = 'scheduled' | 'manual' | 'test';
+
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/**
+ * The one delivery path: every request to a receiver (scheduled, test or manual) is signed, sent through the
+ * guarded client and recorded here.
+ */
+@Injectable()
+export class WebhookDeliveryService implements OnApplicationShutdown {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: EventOutbox,
+    private readonly repository: WebhookDeliveryRepository,
+    private readonly client: GuardedHttpClient,
+  ) {}
+
+  /** The worker's task: attempts the delivery if it is still pending, due and held by nobody else. */
+  async deliverDue(deliveryId: string): Promise<void> {
+    const delivery = await this.repository.claimDue(deliveryId);
+    if (!delivery) return;
+    if (!delivery.endpointEnabled) {
+      await this.repository.abandon(delivery.id, 'webhook_disabled: the configuration was disabled');
+      return;
+    }
+    await this.attempt(delivery, 'scheduled');
+  }
+
+  /**
+   * Records a `webhook.test` event and sends it to each given configuration at once, whatever events they
+   * subscribe to, and waits for the answers (each attempt is bounded by the client's 10 s budget).
+   */
+  async sendTest(address: Address, endpointIds: readonly string[]): Promise<DeliveryResult[]> {
+    if (endpointIds.length === 0) return [];
+    const deliveries = await this.db.transaction(async (tx) => {
+      const event = await this.outbox.record(tx, {
+        type: TEST_EVENT_TYPE,
+        address,
+        data: { address, message: 'Test event from Tollgate, sent by POST /webhooks/test.' },
+      });
+      return this.repository.insertClaimed(tx, { ...event, body: webhookBody(event) }, endpointIds);
+    });
+    const order = new Map(endpointIds.map((id, index) => [id, index]));
+    deliveries.sort((a, b) => order.get(a.endpointId)! - order.get(b.endpointId)!);
+    return Promise.all(deliveries.map((delivery) => this.attempt(delivery, 'test')));
+  }
+
+  /** Re-sends one of the owner's deliveries now, whatever its status, and waits for the answer. */
+  async retry(ownerAddress: string, deliveryId: string): Promise<DeliveryResult> {
+    const delivery = await this.repository.claimOwned(ownerAddress, deliveryId);
+    if (delivery === 'not_found') throw WebhookErrors.deliveryNotFound();
+    if (delivery === 'busy') throw WebhookErrors.deliveryInProgress();
+    return this.attempt(delivery, 'manual');
+  }
+
+  // After the HTTP server has stopped (unlike onModuleDestroy), so a test or re-send still in flight can finish.
+  onApplicationShutdown(): void {
+    this.client.close();
+  }
+
+  private async attempt(delivery: ClaimedDelivery, mode: AttemptMode): Promise<DeliveryResult> {
+    const attemptedAt = new Date();
+    const headers = webhookHeaders({
+      eventId: delivery.eventId,
+      body: delivery.payload,
+      secrets: delivery.secrets,
+      attemptedAt,
+    });
+    const outcome = await this.client.post(delivery.url, delivery.payload, headers);
+    const isTest = delivery.eventType === TEST_EVENT_TYPE;
+    const status = await this.repository.recordAttempt({
+      delivery,
+      attemptedAt,
+      outcome,
+      // A test is the owner probing the receiver, not traffic: it neither disables nor marks anything failing.
+      trackHealth: !isTest,
+      afterFailure: afterFailure(mode, isTest, delivery, outcome),
+    });
+    return {
+      deliveryId: delivery.id,
+      webhookId: delivery.endpointId,
+      url: delivery.url,
+      success: outcome.success,
+      statusCode: outcome.statusCode,
+      durationMs: outcome.durationMs,
+      error: outcome.error,
+      status,
+    };
+  }
+}
+
+function afterFailure(
+  mode: AttemptMode,
+  isTest: boolean,
+  delivery: ClaimedDelivery,
+  outcome: DeliveryOutcome,
+): AfterFailure {
+  if (mode === 'manual') return 'keep';
+  if (isTest) return 'fail';
+  const delay = retryDelayMs(delivery.attemptCount + 1, outcome.retryAfterSeconds);
+  return delay === null ? 'fail' : { retryInMs: delay };
+}

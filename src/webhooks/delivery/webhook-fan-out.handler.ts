@@ -1,0 +1,46 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { AppConfig } from '../../config/app-config.js';
+import { APP_CONFIG } from '../../config/app-config.module.js';
+import type { SqlExecutor } from '../../database/database.service.js';
+import { EventOutbox, type OutboxHandler, type RecordedEvent } from '../../events/event-outbox.service.js';
+import { SUBSCRIPTION_EVENT_TYPES } from '../../events/event-types.js';
+import { JobQueueSchema } from './job-queue-schema.js';
+import { TEST_EVENT_TYPE } from './webhook-delivery.service.js';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
+import { webhookBody } from './webhook-message.js';
+
+/**
+ * Turns every recorded event into deliveries, inside the producer's transaction: to the enabled configurations of
+ * the wallet the event is about that subscribe to its type, and, for subscription events, to operators' too.
+ */
+@Injectable()
+export class WebhookFanOut implements OutboxHandler, OnModuleInit {
+  private readonly operators: readonly string[];
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly outbox: EventOutbox,
+    private readonly schema: JobQueueSchema,
+    private readonly repository: WebhookDeliveryRepository,
+  ) {
+    this.operators = [...config.operatorAddresses];
+  }
+
+  async onModuleInit(): Promise<void> {
+    // Fan-out enqueues jobs with graphile-worker's SQL functions, which must exist before the first event.
+    await this.schema.install();
+    this.outbox.register(this);
+  }
+
+  async onEvent(tx: SqlExecutor, event: RecordedEvent): Promise<void> {
+    // Test events go to the configurations the caller picked, whatever those subscribe to (see sendTest).
+    if (event.type === TEST_EVENT_TYPE) return;
+    await this.repository.fanOut(tx, {
+      eventId: event.id,
+      eventType: event.type,
+      address: event.address.toLowerCase(),
+      body: webhookBody(event),
+      operators: SUBSCRIPTION_EVENT_TYPES.includes(event.type) ? this.operators : [],
+    });
+  }
+}
