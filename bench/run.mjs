@@ -61,7 +61,11 @@ async function startService(databaseUrl, env = {}) {
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url);
-  return { url, child, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
+  return {
+    url,
+    child,
+    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
+  };
 }
 
 async function startRaw() {
@@ -77,7 +81,11 @@ function rssMb(pid) {
 }
 
 async function load(options) {
-  const result = await autocannon({ connections: CONNECTIONS, ...(options.amount ? {} : { duration: DURATION }), ...options });
+  const result = await autocannon({
+    connections: CONNECTIONS,
+    ...(options.amount ? {} : { duration: DURATION }),
+    ...options,
+  });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
   return {
     rps: Math.round(result.requests.average),
@@ -169,13 +177,24 @@ async function main() {
   const service = await startService(database.url);
   const results = [];
   const record = (name, serviceRun, rawRun, extra = {}) => {
-    const row = { name, ...serviceRun, rawRps: rawRun?.rps ?? null, ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null, ...extra };
+    const row = {
+      name,
+      ...serviceRun,
+      rawRps: rawRun?.rps ?? null,
+      ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null,
+      ...extra,
+    };
     results.push(row);
     console.log(JSON.stringify(row));
   };
   const sideBySide = async (name, request) => {
     const rawRun = await load({ url: raw.url });
-    const serviceRun = await load({ url: `${service.url}${request.path}`, headers: request.headers, method: request.method ?? 'GET', body: request.body });
+    const serviceRun = await load({
+      url: `${service.url}${request.path}`,
+      headers: request.headers,
+      method: request.method ?? 'GET',
+      body: request.body,
+    });
     record(name, serviceRun, rawRun);
   };
 
@@ -188,9 +207,18 @@ async function main() {
     const statusPath = `/subscriptions/status?address=${owner.address}`;
 
     await sideBySide('GET /health', { path: '/health' });
-    await sideBySide('GET /subscriptions/status (API key)', { path: statusPath, headers: { authorization: `Bearer ${key}` } });
-    await sideBySide('GET /subscriptions/status (JWT header)', { path: statusPath, headers: { authorization: `Bearer ${session.token}` } });
-    await sideBySide('GET /subscriptions/status (cookie)', { path: statusPath, headers: { cookie: session.cookie } });
+    await sideBySide('GET /subscriptions/status (API key)', {
+      path: statusPath,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await sideBySide('GET /subscriptions/status (JWT header)', {
+      path: statusPath,
+      headers: { authorization: `Bearer ${session.token}` },
+    });
+    await sideBySide('GET /subscriptions/status (cookie)', {
+      path: statusPath,
+      headers: { cookie: session.cookie },
+    });
 
     // Renew under contention (one address) and spread (a new address per request, as an operator would).
     const renewOne = await load({
@@ -212,7 +240,11 @@ async function main() {
           body: JSON.stringify({ address: account.address }),
         })
       ).json();
-      samples.push({ address: account.address, message: nonce.message, signature: await account.signMessage({ message: nonce.message }) });
+      samples.push({
+        address: account.address,
+        message: nonce.message,
+        signature: await account.signMessage({ message: nonce.message }),
+      });
     }
     const baselineRps = await verifyBaseline(samples);
     let next = 0;
@@ -230,25 +262,53 @@ async function main() {
         },
       ],
     });
-    record('POST /auth/verify (EOA) vs in-process verifyMessage', verifyRun, { rps: baselineRps }, { baseline: 'viem verifyMessage in-process' });
+    record(
+      'POST /auth/verify (EOA) vs in-process verifyMessage',
+      verifyRun,
+      { rps: baselineRps },
+      { baseline: 'viem verifyMessage in-process' },
+    );
 
     // Scale of data: the same reads with a million subscriptions and 100 000 keys stored.
     const small = results.filter((row) => row.name.startsWith('GET /subscriptions/status (API key)'))[0];
     await seedBulk(database.url, LARGE_SUBSCRIPTIONS, LARGE_KEYS);
     const rawLarge = await load({ url: raw.url });
-    const large = await load({ url: `${service.url}${statusPath}`, headers: { authorization: `Bearer ${key}` } });
-    record(`GET /subscriptions/status (API key), ${LARGE_SUBSCRIPTIONS} subscriptions + ${LARGE_KEYS} keys`, large, rawLarge, {
-      vsSmall: +(large.rps / small.rps).toFixed(3),
+    const large = await load({
+      url: `${service.url}${statusPath}`,
+      headers: { authorization: `Bearer ${key}` },
     });
+    record(
+      `GET /subscriptions/status (API key), ${LARGE_SUBSCRIPTIONS} subscriptions + ${LARGE_KEYS} keys`,
+      large,
+      rawLarge,
+      {
+        vsSmall: +(large.rps / small.rps).toFixed(3),
+      },
+    );
     const rss = rssMb(service.child.pid);
-    const summary = { cores: cpus().length, cpu: cpus()[0].model, memoryGb: Math.round(totalmem() / 2 ** 30), durationSeconds: DURATION, connections: CONNECTIONS, serviceRssMb: rss, at: new Date().toISOString(), runId: randomUUID() };
-    writeFileSync(join(root, 'bench/results/latest.json'), JSON.stringify({ summary, results }, null, 2) + '\n');
+    const summary = {
+      cores: cpus().length,
+      cpu: cpus()[0].model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      durationSeconds: DURATION,
+      connections: CONNECTIONS,
+      serviceRssMb: rss,
+      at: new Date().toISOString(),
+      runId: randomUUID(),
+    };
+    writeFileSync(
+      join(root, 'bench/results/latest.json'),
+      JSON.stringify({ summary, results }, null, 2) + '\n',
+    );
     const lines = [
       `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB.`,
       '',
       '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio |',
       '| --- | ---: | ---: | ---: | ---: | ---: |',
-      ...results.map((row) => `| ${row.name} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs 1 row: ${row.vsSmall})` : ''} |`),
+      ...results.map(
+        (row) =>
+          `| ${row.name} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs 1 row: ${row.vsSmall})` : ''} |`,
+      ),
     ];
     writeFileSync(join(root, 'bench/results/latest.md'), lines.join('\n') + '\n');
     console.log(lines.join('\n'));

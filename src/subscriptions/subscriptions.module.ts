@@ -6,6 +6,7 @@ import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
 import { ZeroAmountPaymentGateway } from './payment/zero-amount-payment.gateway.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
+import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsController } from './subscriptions.controller.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions.service.js';
@@ -15,6 +16,7 @@ import { SubscriptionsService } from './subscriptions.service.js';
   providers: [
     SubscriptionsService,
     SubscriptionsRepository,
+    SubscriptionReads,
     IdempotencyService,
     IdempotencyRepository,
     SubscriptionExpirySweeper,

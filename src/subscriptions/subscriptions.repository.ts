@@ -69,16 +69,13 @@ export class SubscriptionsRepository {
     return rows[0]!.now;
   }
 
-  /** The subscription (or null) and the time it was read at, in one statement. */
-  async findWithClock(address: string): Promise<{ subscription: StoredSubscription | null; now: Date }> {
-    // The outer join answers one row either way: the clock, and the subscription's columns (all null for none).
-    const { rows } = await this.db.query<{ now: Date; found: boolean } & StoredSubscription>(
-      `SELECT c.now, s.address IS NOT NULL AS found, ${columns('s')}
-       FROM (SELECT clock_timestamp() AS now) c LEFT JOIN subscriptions s ON s.address = $1`,
+  /** The stored subscription of an address, or null. */
+  async find(address: string): Promise<StoredSubscription | null> {
+    const { rows } = await this.db.query<StoredSubscription>(
+      `SELECT ${columns()} FROM subscriptions WHERE address = $1`,
       [address],
     );
-    const { now, found, ...subscription } = rows[0]!;
-    return { subscription: found ? subscription : null, now };
+    return rows[0] ?? null;
   }
 
   /** Creates the subscription unless it exists; null when it did (the caller then locks it). */

@@ -17,6 +17,7 @@ import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { cancelSubscription, renewSubscription, subscriptionStatus } from './subscription-state.js';
 import { toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
+import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** Who asked for a change, as the history records it. */
@@ -57,14 +58,16 @@ export class SubscriptionsService {
     private readonly repository: SubscriptionsRepository,
     private readonly outbox: EventOutbox,
     private readonly idempotency: IdempotencyService,
+    private readonly reads: SubscriptionReads,
     @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
   ) {
     this.periodMs = config.subscriptionPeriodSeconds * 1000;
   }
 
+  /** Computed at read time from the stored timestamps (cached until they change). */
   async status(address: Address): Promise<SubscriptionDto> {
-    const { subscription, now } = await this.repository.findWithClock(storageAddress(address));
-    return toSubscriptionDto(address, subscription, now);
+    const subscription = await this.reads.find(storageAddress(address));
+    return toSubscriptionDto(address, subscription, new Date());
   }
 
   async history(address: Address): Promise<SubscriptionEventDto[]> {
@@ -82,8 +85,11 @@ export class SubscriptionsService {
   renew(principal: Principal, address: Address, idempotencyKey?: string): Promise<SubscriptionDto> {
     const target = storageAddress(address);
     const request = this.idempotentRequest(principal, idempotencyKey, 'renew', { address: target });
-    return this.idempotency.execute(request, (tx) =>
-      this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null),
+    return this.settled(
+      target,
+      this.idempotency.execute(request, (tx) =>
+        this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null),
+      ),
     );
   }
 
@@ -98,8 +104,11 @@ export class SubscriptionsService {
       address: target,
       immediate,
     });
-    return this.idempotency.execute(request, (tx) =>
-      this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null),
+    return this.settled(
+      target,
+      this.idempotency.execute(request, (tx) =>
+        this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null),
+      ),
     );
   }
 
@@ -208,6 +217,7 @@ export class SubscriptionsService {
       idempotencyKey: change.idempotencyKey,
     });
     const subscription = toSubscriptionDto(address, stored, now);
+    await this.reads.changed(tx, address);
     await this.outbox.record(tx, {
       type: `subscription.${change.type}`,
       address,
@@ -239,6 +249,13 @@ export class SubscriptionsService {
       address: subscription.address,
       data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
     });
+  }
+
+  /** Answers once the change is visible to status reads on every instance. */
+  private async settled<T>(address: string, work: Promise<T>): Promise<T> {
+    const result = await work;
+    await this.reads.settle(address);
+    return result;
   }
 
   private idempotentRequest(

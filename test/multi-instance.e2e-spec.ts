@@ -1,0 +1,61 @@
+import { http } from './utils/http.js';
+import { Receiver, sleep } from './utils/receiver.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { login } from './utils/wallet.js';
+
+/**
+ * Several instances on one PostgreSQL behave as one service: state lives in the database, caches are invalidated
+ * on every instance at commit, and background work is shared rather than repeated.
+ */
+describe('two instances on one database', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
+    a = await startTestApp({ env });
+    b = await startTestApp({ env, keepData: true });
+    receiver = await Receiver.start();
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+    await receiver.close();
+  });
+
+  it('shows on B, at once, a renewal and a cancel made on A (B had the old row cached)', async () => {
+    const session = await login(a.url);
+    const status = `/subscriptions/status?address=${session.address}`;
+    expect((await http(b.url).get(status, { token: session.token })).body.status).toBe('none');
+    await http(a.url).post('/subscriptions/renew', { token: session.token, body: {} });
+    const afterRenew = await http(b.url).get(status, { token: session.token });
+    expect(afterRenew.body).toMatchObject({ status: 'active', cancelAtPeriodEnd: false });
+    await http(a.url).post('/subscriptions/cancel', { token: session.token, body: {} });
+    expect((await http(b.url).get(status, { token: session.token })).body.cancelAtPeriodEnd).toBe(true);
+    await http(b.url).post('/subscriptions/cancel', { token: session.token, body: { immediate: true } });
+    expect((await http(a.url).get(status, { token: session.token })).body.status).toBe('canceled');
+  });
+
+  it('delivers each event once per attempt, not once per instance', async () => {
+    const session = await login(a.url);
+    const created = await http(a.url).post('/webhooks', {
+      token: session.token,
+      body: { url: receiver.url, events: ['subscription.renewed'] },
+    });
+    expect(created.status).toBe(200);
+    const renewals = 10;
+    for (let i = 0; i < renewals; i++) {
+      const target = i % 2 === 0 ? a : b;
+      expect(
+        (await http(target.url).post('/subscriptions/renew', { token: session.token, body: {} })).status,
+      ).toBe(200);
+    }
+    await receiver.waitFor(renewals);
+    // Give a duplicate, if any instance were to send one, the time to arrive.
+    await sleep(1500);
+    const ids = receiver.received.map((request) => String(request.headers['webhook-id']));
+    expect(ids).toHaveLength(renewals);
+    expect(new Set(ids).size).toBe(renewals);
+  });
+});
