@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { NotificationBus } from '../database/notification-bus.service.js';
 import type { SqlExecutor } from '../database/database.service.js';
+import { InvalidatedCache } from '../database/invalidated-cache.js';
+import { InvalidationLog } from '../database/invalidation-log.service.js';
 import { ApiKeysRepository, type ApiKeyCredential } from './api-keys.repository.js';
 
-const TOPIC = 'api_key';
-
 /**
- * Finds a presented key by its digest. Live keys are cached per digest and forgotten on every instance the moment
- * a revocation commits (LISTEN/NOTIFY), so a revoked key is refused on its very next request anywhere while an
- * ordinary request skips the database.
+ * Finds a presented key by its digest. Live keys are cached per digest; a revocation invalidates the entry on every
+ * instance through the invalidation log, so a revoked key is refused on its very next request anywhere while
+ * ordinary requests skip the lookup.
  */
 @Injectable()
 export class ApiKeyLookup {
@@ -17,10 +15,10 @@ export class ApiKeyLookup {
 
   constructor(
     private readonly repository: ApiKeysRepository,
-    private readonly bus: NotificationBus,
+    log: InvalidationLog,
   ) {
-    this.live = new InvalidatedCache<ApiKeyCredential>(bus, {
-      topic: TOPIC,
+    this.live = new InvalidatedCache<ApiKeyCredential>(log, {
+      topic: 'api_key',
       maxEntries: 100_000,
       ttlMs: 300_000,
     });
@@ -34,15 +32,9 @@ export class ApiKeyLookup {
     );
   }
 
-  /**
-   * Tells every instance, when `tx` commits, to forget the key. The returned promise resolves once this instance
-   * has heard the notification back: await it after the commit, before answering.
-   */
-  async publishRevocation(tx: SqlExecutor, digest: Buffer): Promise<() => Promise<void>> {
-    const payload = `${TOPIC}:${digest.toString('hex')}`;
-    const delivered = this.bus.delivered(payload);
-    await this.bus.publish(payload, tx);
-    return () => delivered;
+  /** Records in `tx` that the key is revoked for every instance once it commits. */
+  publishRevocation(tx: SqlExecutor, digest: Buffer): Promise<void> {
+    return this.live.publish(tx, digest.toString('hex'));
   }
 
   forget(digest: Buffer): void {

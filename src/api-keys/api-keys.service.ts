@@ -70,19 +70,17 @@ export class ApiKeysService {
     const result = await this.db.transaction(async (tx) => {
       const revoked = await this.repository.revoke(tx, storageAddress(principal.address), id);
       if (!revoked) throw ApiKeyErrors.notFound();
-      let delivered = async (): Promise<void> => undefined;
       if (revoked.changed) {
-        delivered = await this.lookup.publishRevocation(tx, revoked.digest);
+        await this.lookup.publishRevocation(tx, revoked.digest);
         await this.outbox.record(tx, {
           type: 'api_key.revoked',
           address: principal.address,
           data: eventData(revoked.record),
         });
       }
-      return { ...revoked, delivered };
+      return revoked;
     });
     this.lookup.forget(result.digest);
-    await result.delivered();
     return result.record;
   }
 }

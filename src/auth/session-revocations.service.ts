@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service.js';
 import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { NotificationBus } from '../database/notification-bus.service.js';
+import { InvalidationLog } from '../database/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
-const TOPIC = 'jti';
-
 /**
- * Whether a session token was logged out. The answer "not revoked" is cached per token id and forgotten on every
- * instance the moment a logout commits (LISTEN/NOTIFY), so a logged-out token is refused on its next request
- * anywhere, while an ordinary request costs no database round trip.
+ * Whether a session token was logged out. "Not revoked" is cached per token id; a logout invalidates it on every
+ * instance through the invalidation log, so a logged-out token is refused on its next request anywhere.
  */
 @Injectable()
 export class SessionRevocations {
@@ -18,9 +15,9 @@ export class SessionRevocations {
   constructor(
     private readonly db: Database,
     private readonly repository: AuthRepository,
-    private readonly bus: NotificationBus,
+    log: InvalidationLog,
   ) {
-    this.notRevoked = new InvalidatedCache<true>(bus, { topic: TOPIC, maxEntries: 100_000, ttlMs: 60_000 });
+    this.notRevoked = new InvalidatedCache<true>(log, { topic: 'jti', maxEntries: 100_000, ttlMs: 60_000 });
   }
 
   async isRevoked(jti: string): Promise<boolean> {
@@ -31,13 +28,10 @@ export class SessionRevocations {
   }
 
   async revoke(jti: string, expiresAt: Date): Promise<void> {
-    const payload = `${TOPIC}:${jti}`;
-    const delivered = this.bus.delivered(payload);
     await this.db.transaction(async (tx) => {
       await this.repository.revokeToken(tx, jti, expiresAt);
-      await this.bus.publish(payload, tx);
+      await this.notRevoked.publish(tx, jti);
     });
     this.notRevoked.invalidate(jti);
-    await delivered;
   }
 }

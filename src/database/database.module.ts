@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { Database } from './database.service.js';
-import { NotificationBus } from './notification-bus.service.js';
+import { InvalidationLog } from './invalidation-log.service.js';
 
 @Global()
-@Module({ providers: [Database, NotificationBus], exports: [Database, NotificationBus] })
+@Module({ providers: [Database, InvalidationLog], exports: [Database, InvalidationLog] })
 export class DatabaseModule {}

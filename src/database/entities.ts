@@ -2,6 +2,7 @@ import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
 import { AuthChallengeEntity } from '../auth/auth-challenge.entity.js';
 import { RevokedTokenEntity } from '../auth/revoked-token.entity.js';
 import { EventEntity } from '../events/event.entity.js';
+import { CacheInvalidationEntity } from './cache-invalidation.entity.js';
 import { IdempotencyKeyEntity } from '../subscriptions/idempotency/idempotency-key.entity.js';
 import { PaymentEntity } from '../subscriptions/payment/payment.entity.js';
 import { SubscriptionEventEntity } from '../subscriptions/subscription-event.entity.js';
@@ -19,6 +20,7 @@ export const ENTITIES: Array<new () => unknown> = [
   AuthChallengeEntity,
   RevokedTokenEntity,
   EventEntity,
+  CacheInvalidationEntity,
   SubscriptionEntity,
   SubscriptionEventEntity,
   PaymentEntity,

@@ -1,33 +1,30 @@
 import { ExpiringCache } from '../common/cache/expiring-cache.js';
-import type { NotificationBus } from './notification-bus.service.js';
+import type { SqlExecutor } from './database.service.js';
+import type { InvalidationLog } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
-  /** A notification `<topic>:<key>` invalidates the entry stored under `<key>`. */
+  /** Invalidations published under this topic drop the entry stored under their key. */
   topic: string;
   maxEntries: number;
   ttlMs: number;
 }
 
 /**
- * A read-through cache of database answers that every instance invalidates at once through the notification bus.
- * Two rules keep it from ever serving an answer the database has since changed:
- * - it answers only while the bus is connected (a dropped connection may have lost invalidations), and
- * - an answer loaded while an invalidation arrived is not stored (the load may have read the old row).
+ * A read-through cache of database answers that every instance drops the moment the answer changes. It answers
+ * only after the invalidation barrier (so nothing committed before the request is missed), and never stores an
+ * answer loaded while an invalidation was applied (the load may have read the old row).
  */
 export class InvalidatedCache<Value> {
   private readonly cache: ExpiringCache<Value>;
   private generation = 0;
 
   constructor(
-    private readonly bus: NotificationBus,
-    options: InvalidatedCacheOptions,
+    private readonly log: InvalidationLog,
+    private readonly options: InvalidatedCacheOptions,
   ) {
     this.cache = new ExpiringCache(options.maxEntries, options.ttlMs);
-    const prefix = `${options.topic}:`;
-    bus.onInvalidation((payload) => {
-      if (payload.startsWith(prefix)) this.invalidate(payload.slice(prefix.length));
-    });
-    bus.onReset(() => this.clear());
+    log.onInvalidation(options.topic, (key) => this.invalidate(key));
+    log.onReset(() => this.clear());
   }
 
   /** The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). */
@@ -36,19 +33,25 @@ export class InvalidatedCache<Value> {
     load: () => Promise<Value | undefined>,
     cacheable: (value: Value) => boolean = () => true,
   ): Promise<Value | undefined> {
-    if (this.bus.healthy) {
+    const trusted = await this.log.barrier();
+    if (trusted) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;
     }
     const generation = this.generation;
     const value = await load();
-    if (value !== undefined && cacheable(value) && this.bus.healthy && generation === this.generation) {
+    if (trusted && value !== undefined && cacheable(value) && generation === this.generation) {
       this.cache.set(key, value);
     }
     return value;
   }
 
-  /** Forgets an entry now (the publishing instance does not wait for its own notification). */
+  /** Records in `tx` that the entry for `key` changes when it commits, on every instance. */
+  async publish(tx: SqlExecutor, key: string): Promise<void> {
+    await this.log.publish(tx, this.options.topic, key);
+    this.invalidate(key);
+  }
+
   invalidate(key: string): void {
     this.generation++;
     this.cache.delete(key);

@@ -251,10 +251,10 @@ export class SubscriptionsService {
     });
   }
 
-  /** Answers once the change is visible to status reads on every instance. */
+  /** Drops this instance's cached row once the change committed (other instances read the invalidation log). */
   private async settled<T>(address: string, work: Promise<T>): Promise<T> {
     const result = await work;
-    await this.reads.settle(address);
+    this.reads.settle(address);
     return result;
   }
 

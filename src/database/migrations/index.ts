@@ -3,6 +3,7 @@ import { EventsOutbox1795315000000 } from './1795315000000-EventsOutbox.js';
 import { ApiKeys1795315100000 } from './1795315100000-ApiKeys.js';
 import { Subscriptions1795315200000 } from './1795315200000-Subscriptions.js';
 import { Webhooks1795315300000 } from './1795315300000-Webhooks.js';
+import { CacheInvalidations1795315400000 } from './1795315400000-CacheInvalidations.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -14,4 +15,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   ApiKeys1795315100000,
   Subscriptions1795315200000,
   Webhooks1795315300000,
+  CacheInvalidations1795315400000,
 ];
