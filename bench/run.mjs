@@ -68,6 +68,25 @@ async function startService(databaseUrl, env = {}) {
   };
 }
 
+/** A local webhook receiver that notes when each renewal's event arrives (keyed by the new period end). */
+async function startReceiver() {
+  const { createServer: createHttpServer } = await import('node:http');
+  const arrivals = new Map();
+  const server = createHttpServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      const event = JSON.parse(Buffer.concat(chunks).toString());
+      if (!arrivals.has(event.data.currentPeriodEnd)) arrivals.set(event.data.currentPeriodEnd, at);
+      response.end();
+    });
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${port}/hook`, arrivals, close: () => server.close() };
+}
+
 async function startRaw() {
   const port = await freePort();
   const child = fork(join(root, 'bench/raw-server.mjs'), { env: { PORT: String(port) } });
@@ -174,7 +193,13 @@ async function main() {
   const database = await startEmbeddedPostgres(dataDir, logger);
   await runMigrations(database.url);
   const raw = await startRaw();
-  const service = await startService(database.url);
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const receiver = await startReceiver();
+  const service = await startService(database.url, {
+    OPERATOR_ADDRESSES: owner.address,
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
   const results = [];
   const record = (name, serviceRun, rawRun, extra = {}) => {
     const row = {
@@ -199,7 +224,6 @@ async function main() {
   };
 
   try {
-    const owner = privateKeyToAccount(generatePrivateKey());
     const session = await login(service.url, owner);
     const key = await createKey(service.url, session.token, ['READ_ONLY']);
     const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
@@ -227,7 +251,68 @@ async function main() {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
       body: JSON.stringify({}),
     });
-    record('POST /subscriptions/renew (one address)', renewOne, null);
+    record('POST /subscriptions/renew (one address, row lock contention)', renewOne, null);
+    let spread = 0;
+    const renewMany = await load({
+      url: `${service.url}/subscriptions/renew`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({ address: `0x${(0xbe0000000 + spread++).toString(16).padStart(40, '0')}` }),
+          }),
+        },
+      ],
+    });
+    record('POST /subscriptions/renew (a new address each, operator key)', renewMany, null);
+
+    // Webhook delivery: throughput to a local receiver, and the time from commit (the renew's answer) to arrival.
+    await fetch(`${service.url}/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
+      body: JSON.stringify({ url: receiver.url, events: ['subscription.renewed'] }),
+    });
+    const deliveries = Number(process.env.BENCH_DELIVERIES ?? 500);
+    const committedAt = new Map();
+    receiver.arrivals.clear();
+    const started = performance.now();
+    let nextRenewal = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (nextRenewal < deliveries) {
+          nextRenewal++;
+          const response = await fetch(`${service.url}/subscriptions/renew`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
+            body: JSON.stringify({}),
+          });
+          committedAt.set((await response.json()).currentPeriodEnd, performance.now());
+        }
+      }),
+    );
+    while (receiver.arrivals.size < deliveries && performance.now() - started < 120_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const elapsed = (performance.now() - started) / 1000;
+    const latencies = [...receiver.arrivals]
+      .map(([periodEnd, at]) => at - committedAt.get(periodEnd))
+      .filter((value) => Number.isFinite(value))
+      .sort((a, b) => a - b);
+    const pick = (q) =>
+      +(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN).toFixed(1);
+    record(
+      'webhook deliveries (renew → local receiver)',
+      {
+        rps: Math.round(receiver.arrivals.size / elapsed),
+        p50: pick(0.5),
+        p99: pick(0.99),
+        errors: deliveries - receiver.arrivals.size,
+      },
+      null,
+      { note: 'p50/p99 = commit → receiver, ms' },
+    );
 
     // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand.
     const samples = [];
@@ -315,6 +400,7 @@ async function main() {
   } finally {
     await service.stop();
     raw.stop();
+    receiver.close();
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -70,18 +70,21 @@ async function buildApp(
     void reply.headers(headers).header('x-request-id', request.id);
     done();
   });
-  fastify.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        statusCode: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request completed',
-    );
-    done();
-  });
+  // At LOG_LEVEL=warn and above the line would be dropped anyway: skip the hook itself on the hot path.
+  if (logger.isLevelEnabled('info')) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          statusCode: reply.statusCode,
+          durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request completed',
+      );
+      done();
+    });
+  }
   fastify.addHook('preValidation', (request, _reply, done) => {
     if (exceedsDepth(request.body)) {
       done(ApiError.badRequest('body_too_deep', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`));

@@ -18,10 +18,10 @@ export function deliveryJobKey(deliveryId: string): string {
 const JOB_MAX_ATTEMPTS = 5;
 
 /** How long an attempt holds a delivery: well over the client's 10 s budget, so a live attempt never loses it. */
-const LOCK = `interval '60 seconds'`;
+const LOCK = `interval '30 seconds'`;
 
 /** A pending delivery this late, with no attempt holding it and no job waiting for it, has lost its job. */
-const OVERDUE = `interval '1 minute'`;
+const OVERDUE = `interval '15 seconds'`;
 
 /** The SQL call that enqueues a delivery's job, in the caller's transaction (`id` and `runAt` are SQL). */
 function addJob(id: string, runAt: string): string {

@@ -19,7 +19,7 @@ const QUEUE_POOL_SIZE = CONCURRENCY + 2;
  * time has come, so it bounds how late a retry can start.
  */
 const POLL_INTERVAL_MS = 1000;
-const SWEEP_INTERVAL_MS = 30_000;
+const SWEEP_INTERVAL_MS = 10_000;
 const SWEEP_BATCH = 500;
 
 interface DeliveryJob {
