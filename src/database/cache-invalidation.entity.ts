@@ -12,7 +12,7 @@ export class CacheInvalidationEntity {
 
   /** The writing transaction's id (`pg_current_xact_id()`), by which readers pick up what they missed. */
   @Index('ix_cache_invalidations_xid')
-  @Column({ type: 'bigint', default: () => 'pg_current_xact_id()::text::bigint' })
+  @Column({ type: 'bigint' })
   xid: string;
 
   @Column({ type: 'varchar', length: 32 })

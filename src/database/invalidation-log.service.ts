@@ -44,7 +44,10 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
 
   /** Records, in the changing transaction, that cached reads of `topic`/`key` must be dropped. */
   async publish(tx: SqlExecutor, topic: string, key: string): Promise<void> {
-    await tx.query('INSERT INTO cache_invalidations (topic, key) VALUES ($1, $2)', [topic, key]);
+    await tx.query(
+      'INSERT INTO cache_invalidations (xid, topic, key) VALUES (pg_current_xact_id()::text::bigint, $1, $2)',
+      [topic, key],
+    );
   }
 
   /**

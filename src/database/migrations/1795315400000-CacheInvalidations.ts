@@ -7,7 +7,7 @@ export class CacheInvalidations1795315400000 implements MigrationInterface {
     await queryRunner.query(`
             CREATE TABLE "cache_invalidations" (
                 "id" BIGSERIAL NOT NULL,
-                "xid" bigint NOT NULL DEFAULT pg_current_xact_id()::text::bigint,
+                "xid" bigint NOT NULL,
                 "topic" character varying(32) NOT NULL,
                 "key" text NOT NULL,
                 "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
