@@ -1,0 +1,61 @@
+import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
+import { ApiError } from '../errors/api-error.js';
+import { toErrorResponse } from './error-response.js';
+
+describe('toErrorResponse', () => {
+  it('writes an ApiError as its status, message and code, keeping its details', () => {
+    expect(
+      toErrorResponse(ApiError.conflict('idempotency_in_progress', 'Still running', { retryAfter: 1 })),
+    ).toEqual({
+      status: 409,
+      body: { error: 'Still running', details: { code: 'idempotency_in_progress', retryAfter: 1 } },
+      unexpected: false,
+    });
+  });
+
+  it('gives Nest exceptions a stable code', () => {
+    expect(toErrorResponse(new NotFoundException('Cannot GET /x')).body).toEqual({
+      error: 'Cannot GET /x',
+      details: { code: 'not_found' },
+    });
+  });
+
+  it("maps Fastify's parser errors kept as the cause", () => {
+    const cause = Object.assign(new Error('bad json'), {
+      code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      statusCode: 400,
+    });
+    const wrapped = new BadRequestException('Body is not valid JSON', { cause });
+    expect(toErrorResponse(wrapped)).toMatchObject({
+      status: 400,
+      body: { details: { code: 'invalid_json' } },
+    });
+    const tooLarge = Object.assign(new Error('too large'), {
+      code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+      statusCode: 413,
+    });
+    expect(toErrorResponse(new HttpException('x', 413, { cause: tooLarge })).status).toBe(413);
+  });
+
+  it('answers an unreachable database with 503', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(toErrorResponse(refused)).toMatchObject({
+      status: 503,
+      body: { details: { code: 'database_unavailable' } },
+    });
+  });
+
+  it('hides anything unexpected behind a bare 500 and flags it for logging', () => {
+    const leaky = new Error(
+      'duplicate key value violates unique constraint "ux_secret" at /srv/app/src/x.ts:12',
+    );
+    const response = toErrorResponse(leaky);
+    expect(response).toEqual({
+      status: 500,
+      body: { error: 'Internal server error', details: { code: 'internal_error' } },
+      unexpected: true,
+    });
+    expect(JSON.stringify(response.body)).not.toContain('ux_secret');
+    expect(toErrorResponse(new HttpException('boom', 502)).status).toBe(500);
+  });
+});
