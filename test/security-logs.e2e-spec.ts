@@ -2,7 +2,7 @@ import { http } from './utils/http.js';
 import { Receiver } from './utils/receiver.js';
 import { startServiceProcess } from './utils/service-process.js';
 import { startTestApp } from './utils/test-app.js';
-import { login, newWallet } from './utils/wallet.js';
+import { newWallet } from './utils/wallet.js';
 
 describe('no secret in any log line', () => {
   it('keeps tokens, keys, signatures and webhook secrets out of the logs, even at trace level', async () => {
