@@ -15,23 +15,56 @@ import {
   type SessionClaims,
 } from '../session-token.service.js';
 import type { RequestCredential } from './request-credential.js';
+import { ExpiringCache } from '../../common/cache/expiring-cache.js';
 
 /** The request as the strategies see it: the guard has already picked the credential out. */
 export interface StrategyRequest {
   credential: RequestCredential;
 }
 
+type Done = (error: unknown, user?: Principal | false) => void;
+
+/** Verified tokens are kept at most this long (and never past their own expiry). */
+const VERIFIED_TTL_MS = 5 * 60_000;
+
 /**
  * passport-jwt strategy for session tokens, from the Authorization header or the `tg_session` cookie: HS256 only,
- * issuer and audience checked, and a logged-out token refused.
+ * issuer and audience checked, and a logged-out token refused. A token whose signature and claims were verified
+ * is remembered until it expires, so repeated requests skip the HMAC and JSON decoding; the logout check still
+ * runs on every request.
  */
 @Injectable()
 export class JwtSessionStrategy extends Strategy {
+  private readonly verified = new ExpiringCache<SessionClaims>(100_000, VERIFIED_TTL_MS);
+  private readonly checkClaims: (request: StrategyRequest, claims: SessionClaims, done: Done) => void;
+
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     tokens: SessionTokenService,
     revocations: SessionRevocations,
   ) {
+    const checkClaims = (request: StrategyRequest, claims: SessionClaims, done: Done): void => {
+      if (typeof claims.jti !== 'string' || typeof claims.exp !== 'number' || !isWalletAddress(claims.sub)) {
+        done(AuthErrors.invalidToken(), false);
+        return;
+      }
+      revocations.isRevoked(claims.jti).then(
+        (revoked) => {
+          if (revoked) return done(AuthErrors.tokenRevoked(), false);
+          const address = checksumAddress(claims.sub);
+          done(null, {
+            address,
+            scopes: ALL_SCOPES,
+            via: 'jwt',
+            carrier: request.credential.carrier,
+            operator: config.operatorAddresses.has(address.toLowerCase()),
+            tokenId: claims.jti,
+            tokenExpiresAt: new Date(claims.exp * 1000),
+          });
+        },
+        (error: unknown) => done(error),
+      );
+    };
     super(
       {
         jwtFromRequest: (request: StrategyRequest) => request.credential.token,
@@ -41,36 +74,29 @@ export class JwtSessionStrategy extends Strategy {
         audience: JWT_AUDIENCE,
         passReqToCallback: true,
       },
-      (
-        request: StrategyRequest,
-        claims: SessionClaims,
-        done: (error: unknown, user?: Principal | false) => void,
-      ) => {
-        if (
-          typeof claims.jti !== 'string' ||
-          typeof claims.exp !== 'number' ||
-          !isWalletAddress(claims.sub)
-        ) {
-          done(AuthErrors.invalidToken(), false);
-          return;
-        }
-        revocations.isRevoked(claims.jti).then(
-          (revoked) => {
-            if (revoked) return done(AuthErrors.tokenRevoked(), false);
-            const address = checksumAddress(claims.sub);
-            done(null, {
-              address,
-              scopes: ALL_SCOPES,
-              via: 'jwt',
-              carrier: request.credential.carrier,
-              operator: config.operatorAddresses.has(address.toLowerCase()),
-              tokenId: claims.jti,
-              tokenExpiresAt: new Date(claims.exp * 1000),
-            });
-          },
-          (error: unknown) => done(error),
-        );
+      (request: StrategyRequest, claims: SessionClaims, done: Done) => {
+        if (typeof claims.exp === 'number')
+          this.verified.set(request.credential.token, claims, claims.exp * 1000);
+        checkClaims(request, claims, done);
       },
     );
+    this.checkClaims = checkClaims;
+  }
+
+  override authenticate(...args: Parameters<Strategy['authenticate']>): void {
+    const request = args[0] as unknown as StrategyRequest;
+    const claims = this.verified.get(request.credential.token);
+    if (!claims) return super.authenticate(...args);
+    // Called on the per-request object passport (here: runStrategy) creates, which has success/fail/error.
+    const attempt = this as unknown as {
+      success(user: Principal): void;
+      fail(): void;
+      error(error: unknown): void;
+    };
+    this.checkClaims(request, claims, (error, user) => {
+      if (error) attempt.error(error);
+      else if (user) attempt.success(user);
+      else attempt.fail();
+    });
   }
 }
