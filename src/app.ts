@@ -10,7 +10,6 @@ import type { AppConfig } from './config/app-config.js';
 import { ApiError } from './common/errors/api-error.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
 import { PinoNestLogger } from './common/logging/logger.js';
-import { requestContext } from './common/http/request-context.js';
 import { securityHeaders } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -69,7 +68,6 @@ async function buildApp(
   const headers = securityHeaders();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.headers(headers).header('x-request-id', request.id);
-    requestContext.enterWith({ arrivedAt: performance.now() });
     done();
   });
   // At LOG_LEVEL=warn and above the line would be dropped anyway: skip the hook itself on the hot path.

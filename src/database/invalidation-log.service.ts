@@ -1,5 +1,4 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { requestContext } from '../common/http/request-context.js';
 import { Database, type SqlExecutor } from './database.service.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -27,8 +26,6 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   /** Transactions with ids below this had all committed or aborted when last read. */
   private horizon: string | undefined;
   private running: Promise<boolean> | undefined;
-  /** When the last successful read started (`performance.now()`). */
-  private lastReadStartedAt = -Infinity;
   private next: Promise<boolean> | undefined;
   private purgeTimer: NodeJS.Timeout | undefined;
 
@@ -58,10 +55,6 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
    * database could not be read (caches must then not be trusted for this request).
    */
   barrier(): Promise<boolean> {
-    // A request that already passed a barrier started after it arrived (an earlier cache in the same request)
-    // needs no other: nothing it may not miss can have committed since.
-    const arrivedAt = requestContext.getStore()?.arrivedAt;
-    if (arrivedAt !== undefined && this.lastReadStartedAt >= arrivedAt) return Promise.resolve(true);
     if (!this.running) return this.start();
     // A read is under way, but it may have started before our caller's request: wait for the next one.
     this.next ??= this.running.then(
@@ -90,7 +83,6 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   }
 
   private async read(): Promise<boolean> {
-    const startedAt = performance.now();
     try {
       const first = this.horizon === undefined;
       const { rows } = await this.db.query<{ horizon: string; topic: string | null; key: string | null }>(
@@ -104,12 +96,10 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
         for (const listener of this.listeners.get(row.topic) ?? []) listener(row.key);
       }
       this.horizon = rows[0]!.horizon;
-      this.lastReadStartedAt = Math.max(this.lastReadStartedAt, startedAt);
       return true;
     } catch (error) {
       this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
       this.horizon = undefined;
-      this.lastReadStartedAt = -Infinity;
       for (const reset of this.resetListeners) reset();
       return false;
     }

@@ -1,32 +1,56 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.service.js';
 
 const PING_TIMEOUT_MS = 2000;
+/** Load balancers poll /health many times a second; one database ping per second answers them all. */
+const PING_REUSE_MS = 1000;
 
-/** Pings PostgreSQL and reports the round trip, or `down` with a short reason when it does not answer in time. */
+interface Ping {
+  up: boolean;
+  latencyMs?: number;
+  message?: string;
+}
+
+/**
+ * Pings PostgreSQL and reports the round trip, or `down` with a short reason when it does not answer in time.
+ * Concurrent and back-to-back checks within a second share one ping, so the answer is never older than that.
+ */
 @Injectable()
 export class DatabaseHealthIndicator {
+  private last: { at: number; ping: Promise<Ping> } | undefined;
+
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly health: HealthIndicatorService,
   ) {}
 
   async check() {
     const indicator = this.health.check('database');
+    const now = Date.now();
+    if (!this.last || now - this.last.at >= PING_REUSE_MS) this.last = { at: now, ping: this.ping() };
+    const ping = await this.last.ping;
+    return ping.up
+      ? indicator.up({ latencyMs: ping.latencyMs! })
+      : indicator.down({ message: ping.message! });
+  }
+
+  private async ping(): Promise<Ping> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.dataSource.query('SELECT 1'),
+        this.db.query('SELECT 1'),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS);
         }),
       ]);
-      return indicator.up({ latencyMs: Math.round((performance.now() - started) * 100) / 100 });
+      return { up: true, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
     } catch (error) {
-      const message = error instanceof Error && error.message === 'timeout' ? 'timeout' : 'unreachable';
-      return indicator.down({ message });
+      return {
+        up: false,
+        message: error instanceof Error && error.message === 'timeout' ? 'timeout' : 'unreachable',
+      };
     } finally {
       clearTimeout(timer);
     }
