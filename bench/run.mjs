@@ -411,7 +411,7 @@ async function main() {
       '| --- | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps} | ${row.p50} | ${row.p99} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs 1 row: ${row.vsSmall})` : ''} |`,
+          `| ${row.name} | ${row.rps} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs before bulk data: ${row.vsSmall})` : ''} |`,
       ),
     ];
     writeFileSync(join(root, 'bench/results/latest.md'), lines.join('\n') + '\n');
