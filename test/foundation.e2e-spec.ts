@@ -56,6 +56,16 @@ describe('foundation over HTTP', () => {
 });
 
 describe('docs/openapi.yaml', () => {
+  it('is a valid OpenAPI 3.0 document, version 1.0.0', async () => {
+    const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
+    const api = (await SwaggerParser.validate('docs/openapi.yaml')) as {
+      openapi: string;
+      info: { version: string };
+    };
+    expect(api.openapi).toMatch(/^3\.0\./);
+    expect(api.info.version).toBe('1.0.0');
+  });
+
   it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
     const { readFileSync } = await import('node:fs');
     const { pino } = await import('pino');
