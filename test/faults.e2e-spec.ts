@@ -98,7 +98,7 @@ describe('faults', () => {
     }
   }, 240_000);
 
-  it('answers while PostgreSQL is down (503, no crash) and recovers by itself within 5 s', async () => {
+  it('answers while PostgreSQL is down (health 503, API 500, no crash) and recovers by itself within 5 s', async () => {
     const databaseUrl = await workerDatabaseUrl();
     const target = new URL(databaseUrl);
     const proxy = await startTcpProxy(target.hostname, Number(target.port));
@@ -137,7 +137,8 @@ describe('faults', () => {
       stop = true;
       await load;
       expect(service.child.exitCode).toBeNull();
-      expect([...statuses.keys()].every((status) => status === 200 || status === 503)).toBe(true);
+      // The contract keeps 503 for /health; API routes answer a bare 500 while the database is away.
+      expect([...statuses.keys()].every((status) => status === 200 || status === 500)).toBe(true);
       console.log(
         `database outage under load: statuses ${JSON.stringify(Object.fromEntries(statuses))}, recovered in ${recoveryMs} ms`,
       );

@@ -37,11 +37,11 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(new HttpException('x', 413, { cause: tooLarge })).status).toBe(413);
   });
 
-  it('answers an unreachable database with 503', () => {
+  it('answers an unreachable database with a bare 500: 503 is reserved to /health (CONTRACT.md section 1)', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect(toErrorResponse(refused)).toMatchObject({
-      status: 503,
-      body: { details: { code: 'database_unavailable' } },
+      status: 500,
+      body: { details: { code: 'internal_error' } },
     });
   });
 

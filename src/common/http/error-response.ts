@@ -86,23 +86,6 @@ function fastifyError(error: unknown): ErrorResponse | undefined {
   return undefined;
 }
 
-/** Errors of a database that cannot be reached right now (as opposed to a query that is wrong). */
-const DATABASE_UNAVAILABLE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|terminating connection/i;
-
-function databaseUnavailable(error: unknown): ErrorResponse | undefined {
-  const message = error instanceof Error ? `${(error as { code?: string }).code ?? ''} ${error.message}` : '';
-  if (!DATABASE_UNAVAILABLE.test(message)) return undefined;
-  return {
-    status: HttpStatus.SERVICE_UNAVAILABLE,
-    body: {
-      error: 'The database is unavailable; try again shortly',
-      details: { code: 'database_unavailable' },
-    },
-    unexpected: false,
-  };
-}
-
 /** Maps anything thrown while serving a request to the interface's error object. */
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof ApiError) {
@@ -131,7 +114,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
       unexpected: false,
     };
   }
-  return fastifyError(error) ?? databaseUnavailable(error) ?? internal();
+  return fastifyError(error) ?? internal();
 }
 
 function internal(): ErrorResponse {
