@@ -5,7 +5,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -14,6 +13,7 @@ import { verifyMessage } from 'viem';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
+import { freePort } from '../dist/src/common/net/free-port.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -21,14 +21,6 @@ const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000)
 const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
 const JWT_SECRET = randomBytes(48).toString('base64url');
 const root = new URL('..', import.meta.url).pathname;
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 async function waitForHealth(url) {
   for (let i = 0; i < 300; i++) {

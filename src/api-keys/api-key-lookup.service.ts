@@ -36,8 +36,4 @@ export class ApiKeyLookup {
   publishRevocation(tx: SqlExecutor, digest: Buffer): Promise<void> {
     return this.live.publish(tx, digest.toString('hex'));
   }
-
-  forget(digest: Buffer): void {
-    this.live.invalidate(digest.toString('hex'));
-  }
 }

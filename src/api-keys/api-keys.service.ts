@@ -66,8 +66,8 @@ export class ApiKeysService {
   }
 
   /** Idempotent: revoking a revoked key answers as the first time and emits nothing new. */
-  async revoke(principal: Principal, id: string): Promise<ApiKeyRecord> {
-    const result = await this.db.transaction(async (tx) => {
+  revoke(principal: Principal, id: string): Promise<ApiKeyRecord> {
+    return this.db.transaction(async (tx) => {
       const revoked = await this.repository.revoke(tx, storageAddress(principal.address), id);
       if (!revoked) throw ApiKeyErrors.notFound();
       if (revoked.changed) {
@@ -78,9 +78,7 @@ export class ApiKeysService {
           data: eventData(revoked.record),
         });
       }
-      return revoked;
+      return revoked.record;
     });
-    this.lookup.forget(result.digest);
-    return result.record;
   }
 }

@@ -32,6 +32,5 @@ export class SessionRevocations {
       await this.repository.revokeToken(tx, jti, expiresAt);
       await this.notRevoked.publish(tx, jti);
     });
-    this.notRevoked.invalidate(jti);
   }
 }

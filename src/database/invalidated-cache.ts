@@ -46,18 +46,20 @@ export class InvalidatedCache<Value> {
     return value;
   }
 
-  /** Records in `tx` that the entry for `key` changes when it commits, on every instance. */
-  async publish(tx: SqlExecutor, key: string): Promise<void> {
-    await this.log.publish(tx, this.options.topic, key);
-    this.invalidate(key);
+  /**
+   * Records in `tx` that the entry for `key` changes when it commits. Every instance, this one included, drops the
+   * entry at its next barrier, which every cached answer waits for.
+   */
+  publish(tx: SqlExecutor, key: string): Promise<void> {
+    return this.log.publish(tx, this.options.topic, key);
   }
 
-  invalidate(key: string): void {
+  private invalidate(key: string): void {
     this.generation++;
     this.cache.delete(key);
   }
 
-  clear(): void {
+  private clear(): void {
     this.generation++;
     this.cache.clear();
   }

@@ -41,9 +41,4 @@ export class SubscriptionReads {
   changed(tx: SqlExecutor, address: string): Promise<void> {
     return this.rows.publish(tx, address);
   }
-
-  /** After the commit: forgets the row here at once. */
-  settle(address: string): void {
-    this.rows.invalidate(address);
-  }
 }

@@ -85,11 +85,8 @@ export class SubscriptionsService {
   renew(principal: Principal, address: Address, idempotencyKey?: string): Promise<SubscriptionDto> {
     const target = storageAddress(address);
     const request = this.idempotentRequest(principal, idempotencyKey, 'renew', { address: target });
-    return this.settled(
-      target,
-      this.idempotency.execute(request, (tx) =>
-        this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null),
-      ),
+    return this.idempotency.execute(request, (tx) =>
+      this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null),
     );
   }
 
@@ -104,11 +101,8 @@ export class SubscriptionsService {
       address: target,
       immediate,
     });
-    return this.settled(
-      target,
-      this.idempotency.execute(request, (tx) =>
-        this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null),
-      ),
+    return this.idempotency.execute(request, (tx) =>
+      this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null),
     );
   }
 
@@ -249,13 +243,6 @@ export class SubscriptionsService {
       address: subscription.address,
       data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
     });
-  }
-
-  /** Drops this instance's cached row once the change committed (other instances read the invalidation log). */
-  private async settled<T>(address: string, work: Promise<T>): Promise<T> {
-    const result = await work;
-    this.reads.settle(address);
-    return result;
   }
 
   private idempotentRequest(

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/common/net/free-port.js';
 import { TEST_JWT_SECRET } from './test-app.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
@@ -15,15 +15,6 @@ export interface ServiceProcess {
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /**

@@ -25,13 +25,4 @@ describe('ExpiringCache', () => {
     expect(cache.get('b')).toBe(2);
     expect(cache.size).toBe(2);
   });
-
-  it('deletes selected entries', () => {
-    const cache = new ExpiringCache<{ id: string }>(10, 1000);
-    cache.set('x', { id: 'k1' });
-    cache.set('y', { id: 'k2' });
-    cache.deleteWhere((value) => value.id === 'k1');
-    expect(cache.get('x')).toBeUndefined();
-    expect(cache.get('y')).toEqual({ id: 'k2' });
-  });
 });

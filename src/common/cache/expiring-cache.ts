@@ -33,11 +33,6 @@ export class ExpiringCache<Value> {
     this.entries.delete(key);
   }
 
-  /** Deletes every entry the predicate selects. */
-  deleteWhere(predicate: (value: Value, key: string) => boolean): void {
-    for (const [key, entry] of this.entries) if (predicate(entry.value, key)) this.entries.delete(key);
-  }
-
   clear(): void {
     this.entries.clear();
   }

@@ -10,13 +10,11 @@ import { toErrorResponse } from './error-response.js';
 export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const { status, body, unexpected } = toErrorResponse(exception);
+    if (unexpected) request.log.error({ err: exception }, 'unexpected error');
+    if (reply.sent) return;
+    void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
-}
-
-export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { status, body, unexpected } = toErrorResponse(exception);
-  if (unexpected) request.log.error({ err: exception }, 'unexpected error');
-  if (reply.sent) return;
-  void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
 }
