@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlExecutor } from '../database/database.service.js';
 import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { InvalidationLog } from '../database/invalidation-log.service.js';
+import { InvalidationLog, type InvalidationTicket } from '../database/invalidation-log.service.js';
 import { ApiKeysRepository, type ApiKeyCredential } from './api-keys.repository.js';
 
 /**
@@ -24,11 +24,13 @@ export class ApiKeyLookup {
     });
   }
 
-  find(digest: Buffer): Promise<ApiKeyCredential | undefined> {
+  /** `digest`: the key's SHA-256, in hex. */
+  find(digest: string, ticket?: InvalidationTicket): Promise<ApiKeyCredential | undefined> {
     return this.live.getOrLoad(
-      digest.toString('hex'),
-      () => this.repository.findByDigest(digest),
+      digest,
+      () => this.repository.findByDigest(Buffer.from(digest, 'hex')),
       (key) => key.revokedAt === null,
+      ticket,
     );
   }
 

@@ -27,11 +27,11 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
     await this.flush();
   }
 
-  touch(keyId: string, at = new Date()): void {
+  touch(keyId: string, at = Date.now()): void {
     const written = this.lastWritten.get(keyId);
-    if (written !== undefined && at.getTime() - written < WRITE_EVERY_MS) return;
-    this.lastWritten.set(keyId, at.getTime());
-    this.pending.set(keyId, at);
+    if (written !== undefined && at - written < WRITE_EVERY_MS) return;
+    this.lastWritten.set(keyId, at);
+    this.pending.set(keyId, new Date(at));
   }
 
   async flush(): Promise<void> {

@@ -5,10 +5,13 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { checksumAddress } from '../common/address/wallet-address.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { RequestCredential } from '../auth/strategies/request-credential.js';
+import type { StrategyRequest } from '../auth/strategies/jwt-session.strategy.js';
 import { digestApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
 import { ApiKeyLookup } from './api-key-lookup.service.js';
+
+/** Digests of recently presented well-formed keys, so a busy key is not checked and hashed on every request. */
+const DIGESTS_KEPT = 10_000;
 
 /**
  * passport-custom strategy for `Authorization: Bearer tg_…`. A key of the wrong shape or checksum is refused
@@ -18,10 +21,18 @@ import { ApiKeyLookup } from './api-key-lookup.service.js';
 @Injectable()
 export class ApiKeyStrategy extends Strategy {
   constructor(@Inject(APP_CONFIG) config: AppConfig, lookup: ApiKeyLookup, usage: ApiKeyUsageTracker) {
+    const digests = new Map<string, string>();
     super((request, done) => {
-      const { token } = (request as unknown as { credential: RequestCredential }).credential;
-      if (!isWellFormedApiKey(token)) return done(AuthErrors.invalidApiKey());
-      lookup.find(digestApiKey(token)).then((key) => {
+      const { credential, invalidationTicket } = request as unknown as StrategyRequest;
+      const { token } = credential;
+      let digest = digests.get(token);
+      if (digest === undefined) {
+        if (!isWellFormedApiKey(token)) return done(AuthErrors.invalidApiKey());
+        digest = digestApiKey(token).toString('hex');
+        if (digests.size >= DIGESTS_KEPT) digests.clear();
+        digests.set(token, digest);
+      }
+      lookup.find(digest, invalidationTicket).then((key) => {
         if (!key) return done(AuthErrors.invalidApiKey());
         if (key.revokedAt) return done(AuthErrors.apiKeyRevoked());
         usage.touch(key.id);
@@ -32,6 +43,7 @@ export class ApiKeyStrategy extends Strategy {
           carrier: 'header',
           operator: config.operatorAddresses.has(key.ownerAddress),
           keyId: key.id,
+          freshAsOf: invalidationTicket,
         };
         done(null, principal);
       }, done);

@@ -1,4 +1,5 @@
 import type { Address } from '../common/address/wallet-address.js';
+import type { InvalidationTicket } from '../database/invalidation-log.service.js';
 import type { Scope } from './scopes.js';
 
 /**
@@ -19,4 +20,9 @@ export interface Principal {
   /** The JWT's id and expiry, when via = jwt (logout revokes them). */
   readonly tokenId?: string;
   readonly tokenExpiresAt?: Date;
+  /**
+   * The invalidation ticket the credential was checked against. Cached reads made for the same request pass it on,
+   * so they are at least as fresh as the authentication and cost no second barrier.
+   */
+  readonly freshAsOf?: InvalidationTicket;
 }

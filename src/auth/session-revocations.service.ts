@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service.js';
 import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { InvalidationLog } from '../database/invalidation-log.service.js';
+import { InvalidationLog, type InvalidationTicket } from '../database/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
 /**
@@ -20,9 +20,12 @@ export class SessionRevocations {
     this.notRevoked = new InvalidatedCache<true>(log, { topic: 'jti', maxEntries: 100_000, ttlMs: 60_000 });
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    const cached = await this.notRevoked.getOrLoad(jti, async () =>
-      (await this.repository.isTokenRevoked(jti)) ? undefined : true,
+  async isRevoked(jti: string, ticket?: InvalidationTicket): Promise<boolean> {
+    const cached = await this.notRevoked.getOrLoad(
+      jti,
+      async () => ((await this.repository.isTokenRevoked(jti)) ? undefined : true),
+      undefined,
+      ticket,
     );
     return cached === undefined;
   }

@@ -1,6 +1,6 @@
 import { ExpiringCache } from '../common/cache/expiring-cache.js';
 import type { SqlExecutor } from './database.service.js';
-import type { InvalidationLog } from './invalidation-log.service.js';
+import type { InvalidationLog, InvalidationTicket } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
   /** Invalidations published under this topic drop the entry stored under their key. */
@@ -27,13 +27,17 @@ export class InvalidatedCache<Value> {
     log.onReset(() => this.clear());
   }
 
-  /** The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). */
+  /**
+   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). `ticket` is
+   * the request's (taken once it arrived), so a request that consults several caches passes one barrier.
+   */
   async getOrLoad(
     key: string,
     load: () => Promise<Value | undefined>,
     cacheable: (value: Value) => boolean = () => true,
+    ticket?: InvalidationTicket,
   ): Promise<Value | undefined> {
-    const trusted = await this.log.barrier();
+    const trusted = await this.log.barrier(ticket);
     if (trusted) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;

@@ -2,17 +2,37 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { Database, type SqlExecutor } from './database.service.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
+/** Reads of the log under way at once: enough to overlap the round trip with serving, few enough to stay cheap. */
+const MAX_READS_IN_FLIGHT = 2;
 
 export type InvalidationListener = (key: string) => void;
 
 /**
+ * A point in this process's order of events, taken once a request has arrived: every invalidation committed before
+ * it must be applied before a cache answers that request. Later reads for the same request reuse it.
+ */
+export type InvalidationTicket = number;
+
+const TRUSTED: Promise<boolean> = Promise.resolve(true);
+
+interface Read {
+  /** Taken just before the query is sent, so PostgreSQL's snapshot is later than every smaller ticket. */
+  startedAt: InvalidationTicket;
+  outcome: Promise<boolean>;
+}
+
+/**
  * Strict cross-instance invalidation for the credential and status caches, through PostgreSQL itself.
  *
- * A change writes an invalidation row in its own transaction. Before a cache may answer, the instance passes a
- * barrier: one query, shared by every request waiting at that moment and started after they arrived, that reads the
- * invalidations of every transaction not yet seen. Whatever committed before a request arrived is therefore applied
- * before that request is answered, on every instance: a revoked key or a logged-out token is refused on its very
- * next request anywhere. The cost is one tiny query per batch of concurrent requests instead of a lookup each.
+ * A change writes an invalidation row in its own transaction. Before a cache may answer, the request passes a
+ * barrier: a read of the invalidations of every transaction not yet seen, started after the request's ticket was
+ * taken. Whatever committed before a request arrived is therefore applied before that request is answered, on
+ * every instance: a revoked key or a logged-out token is refused on its very next request anywhere.
+ *
+ * One read serves every request waiting when it starts: requests that arrive in the same turn of the event loop
+ * join one read, started once that turn's work is queued, and a request that consults several caches passes the
+ * barrier once (its ticket is already covered). Up to {@link MAX_READS_IN_FLIGHT} reads overlap, so requests do not
+ * queue behind a whole round trip that began before they arrived.
  *
  * Transactions are tracked by id, not by row order: a row is read again until no transaction older than it can
  * still be running (the snapshot's xmin passed it), so one that commits late is never skipped. Applying an
@@ -24,9 +44,17 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   private readonly listeners = new Map<string, Set<InvalidationListener>>();
   private readonly resetListeners = new Set<() => void>();
   /** Transactions with ids below this had all committed or aborted when last read. */
-  private horizon: string | undefined;
-  private running: Promise<boolean> | undefined;
-  private next: Promise<boolean> | undefined;
+  private horizon: bigint | undefined;
+  private clock: InvalidationTicket = 0;
+  /** Every ticket below this is covered: a read started after it succeeded and its invalidations are applied. */
+  private coveredBelow: InvalidationTicket = 0;
+  /** Bumped when reads fail: reads started before then no longer vouch for the caches. */
+  private epoch = 0;
+  private inFlight = 0;
+  private latest: Read | undefined;
+  /** The read the current waiters will share, started on the next turn of the event loop (or when one ends). */
+  private pending: { outcome: Promise<boolean>; resolve: (trusted: Promise<boolean>) => void } | undefined;
+  private pendingScheduled = false;
   private purgeTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly db: Database) {}
@@ -50,18 +78,28 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     );
   }
 
+  /** A ticket for a request that has arrived (see {@link InvalidationTicket}). */
+  ticket(): InvalidationTicket {
+    return ++this.clock;
+  }
+
   /**
-   * Resolves true once every invalidation committed before the call has been applied here; false when the
-   * database could not be read (caches must then not be trusted for this request).
+   * Resolves true once every invalidation committed before `ticket` was taken has been applied here; false when
+   * the database could not be read (caches must then not be trusted for this request).
    */
-  barrier(): Promise<boolean> {
-    if (!this.running) return this.start();
-    // A read is under way, but it may have started before our caller's request: wait for the next one.
-    this.next ??= this.running.then(
-      () => this.start(),
-      () => this.start(),
-    );
-    return this.next;
+  barrier(ticket: InvalidationTicket = this.ticket()): Promise<boolean> {
+    if (ticket < this.coveredBelow) return TRUSTED;
+    if (this.latest && this.latest.startedAt > ticket) return this.latest.outcome;
+    if (!this.pending) {
+      let resolve!: (trusted: Promise<boolean>) => void;
+      const outcome = new Promise<boolean>((settle) => (resolve = settle));
+      this.pending = { outcome, resolve };
+    }
+    if (!this.pendingScheduled && this.inFlight < MAX_READS_IN_FLIGHT) {
+      this.pendingScheduled = true;
+      setImmediate(() => this.startPending());
+    }
+    return this.pending.outcome;
   }
 
   async onModuleInit(): Promise<void> {
@@ -73,32 +111,49 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.purgeTimer);
   }
 
-  private start(): Promise<boolean> {
-    this.next = undefined;
-    const read = this.read().finally(() => {
-      if (this.running === read) this.running = undefined;
-    });
-    this.running = read;
-    return read;
+  private startPending(): void {
+    this.pendingScheduled = false;
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    const read: Read = { startedAt: ++this.clock, outcome: pending.outcome };
+    this.latest = read;
+    this.inFlight++;
+    pending.resolve(
+      this.read(read.startedAt).finally(() => {
+        this.inFlight--;
+        if (this.latest === read) this.latest = undefined;
+        // Waiters that arrived while the reads were full start theirs now.
+        if (this.pending && !this.pendingScheduled) {
+          this.pendingScheduled = true;
+          setImmediate(() => this.startPending());
+        }
+      }),
+    );
   }
 
-  private async read(): Promise<boolean> {
+  private async read(startedAt: InvalidationTicket): Promise<boolean> {
+    const epoch = this.epoch;
+    const from = this.horizon;
     try {
-      const first = this.horizon === undefined;
       const { rows } = await this.db.query<{ horizon: string; topic: string | null; key: string | null }>(
         `SELECT h.horizon, i.topic, i.key
          FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
          LEFT JOIN cache_invalidations i ON NOT $1::boolean AND i.xid >= $2::bigint`,
-        [first, this.horizon ?? '0'],
+        [from === undefined, String(from ?? 0n)],
       );
       for (const row of rows) {
         if (row.topic === null || row.key === null) continue;
         for (const listener of this.listeners.get(row.topic) ?? []) listener(row.key);
       }
-      this.horizon = rows[0]!.horizon;
+      if (epoch !== this.epoch) return false;
+      const horizon = BigInt(rows[0]!.horizon);
+      if (this.horizon === undefined || horizon > this.horizon) this.horizon = horizon;
+      if (startedAt > this.coveredBelow) this.coveredBelow = startedAt;
       return true;
     } catch (error) {
       this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
+      this.epoch++;
       this.horizon = undefined;
       for (const reset of this.resetListeners) reset();
       return false;

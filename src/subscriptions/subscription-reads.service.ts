@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlExecutor } from '../database/database.service.js';
 import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { InvalidationLog } from '../database/invalidation-log.service.js';
+import { InvalidationLog, type InvalidationTicket } from '../database/invalidation-log.service.js';
 import type { StoredSubscription } from './subscription-view.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 
@@ -30,10 +30,13 @@ export class SubscriptionReads {
   }
 
   /** The stored row of a (lowercase) address, or null when it never subscribed. */
-  async find(address: string): Promise<StoredSubscription | null> {
-    const cached = await this.rows.getOrLoad(address, async () => ({
-      subscription: await this.repository.find(address),
-    }));
+  async find(address: string, ticket?: InvalidationTicket): Promise<StoredSubscription | null> {
+    const cached = await this.rows.getOrLoad(
+      address,
+      async () => ({ subscription: await this.repository.find(address) }),
+      undefined,
+      ticket,
+    );
     return cached!.subscription;
   }
 

@@ -82,7 +82,7 @@ export class SubscriptionsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: SubscriptionAddressQueryDto,
   ): Promise<SubscriptionDto> {
-    return this.subscriptions.status(resolveTargetAddress(principal, query.address));
+    return this.subscriptions.status(resolveTargetAddress(principal, query.address), principal.freshAsOf);
   }
 
   @Post('renew')

@@ -4,6 +4,7 @@ import { checksumAddress, storageAddress, type Address } from '../common/address
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
+import type { InvalidationTicket } from '../database/invalidation-log.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import type { SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
@@ -15,7 +16,7 @@ import {
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { cancelSubscription, renewSubscription, subscriptionStatus } from './subscription-state.js';
-import { toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
+import { subscriptionDtoOfRow, toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
@@ -65,9 +66,13 @@ export class SubscriptionsService {
   }
 
   /** Computed at read time from the stored timestamps (cached until they change). */
-  async status(address: Address): Promise<SubscriptionDto> {
-    const subscription = await this.reads.find(storageAddress(address));
-    return toSubscriptionDto(address, subscription, new Date());
+  /** `freshAsOf`: the request's invalidation ticket, when its credential was already checked against the caches. */
+  async status(address: Address, freshAsOf?: InvalidationTicket): Promise<SubscriptionDto> {
+    const subscription = await this.reads.find(storageAddress(address), freshAsOf);
+    const now = new Date();
+    return subscription === null
+      ? toSubscriptionDto(address, null, now)
+      : subscriptionDtoOfRow(address, subscription, now);
   }
 
   async history(address: Address): Promise<SubscriptionEventDto[]> {

@@ -6,12 +6,13 @@ import { APP_CONFIG } from '../../config/app-config.module.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { looksLikeApiKey } from '../../api-keys/api-key-format.js';
 import { AuthErrors } from '../auth.errors.js';
-import { IS_PUBLIC } from '../decorators/public.decorator.js';
 import type { Principal } from '../principal.js';
 import { readCredential, type RequestCredential } from '../strategies/request-credential.js';
 import { JwtSessionStrategy } from '../strategies/jwt-session.strategy.js';
 import { runStrategy } from '../strategies/run-strategy.js';
+import { InvalidationLog, type InvalidationTicket } from '../../database/invalidation-log.service.js';
 import { isAllowedCookieRequest } from './csrf-origin.js';
+import { routeAccess } from './route-access.js';
 
 /** Injection token of the API-key strategy (provided by the api-keys module). */
 export const API_KEY_STRATEGY = Symbol('API_KEY_STRATEGY');
@@ -20,6 +21,7 @@ type GuardedRequest = {
   method: string;
   headers: Record<string, string | string[] | undefined>;
   credential?: RequestCredential;
+  invalidationTicket?: InvalidationTicket;
   user?: Principal;
 };
 
@@ -44,20 +46,20 @@ export class AuthenticationGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly jwtStrategy: JwtSessionStrategy,
+    private readonly invalidations: InvalidationLog,
     @Optional() @Inject(API_KEY_STRATEGY) private readonly apiKeyStrategy?: Strategy,
   ) {
     this.allowedOrigins = new Set([...config.corsOrigins, new URL(config.authUri).origin]);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
-      return true;
-    }
+    if (routeAccess(this.reflector, context).public) return true;
     const request = context.switchToHttp().getRequest<GuardedRequest>();
     const credential = readCredential(request);
     if (credential === undefined) throw AuthErrors.missingCredentials();
     if (credential === null) throw AuthErrors.invalidToken();
     request.credential = credential;
+    request.invalidationTicket = this.invalidations.ticket();
 
     const principal =
       credential.carrier === 'header' && looksLikeApiKey(credential.token)

@@ -1,12 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthErrors } from '../auth.errors.js';
-import { AUTHENTICATED, type AuthenticatedOptions } from '../decorators/authenticated.decorator.js';
-import { IS_PUBLIC } from '../decorators/public.decorator.js';
 import type { Principal } from '../principal.js';
-
-/** A protected route that forgot `@Authenticated` still needs the broadest scope: default-deny. */
-const UNDECLARED: AuthenticatedOptions = { scopes: ['FULL'] };
+import { routeAccess } from './route-access.js';
 
 /** Runs after authentication: the principal must hold one of the route's scopes (CONTRACT.md section 3). */
 @Injectable()
@@ -14,10 +10,9 @@ export class ScopeGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const options =
-      this.reflector.getAllAndOverride<AuthenticatedOptions>(AUTHENTICATED, targets) ?? UNDECLARED;
+    const access = routeAccess(this.reflector, context);
+    if (access.public) return true;
+    const { options } = access;
     const principal = context.switchToHttp().getRequest<{ user: Principal }>().user;
     if (options.jwtOnly && principal.via !== 'jwt') throw AuthErrors.jwtRequired();
     if (!options.scopes.some((scope) => principal.scopes.includes(scope))) {

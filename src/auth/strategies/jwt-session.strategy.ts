@@ -16,10 +16,13 @@ import {
 } from '../session-token.service.js';
 import type { RequestCredential } from './request-credential.js';
 import { ExpiringCache } from '../../common/cache/expiring-cache.js';
+import type { InvalidationTicket } from '../../database/invalidation-log.service.js';
 
 /** The request as the strategies see it: the guard has already picked the credential out. */
 export interface StrategyRequest {
   credential: RequestCredential;
+  /** Taken by the guard once the request arrived: the caches consulted for it are at least this fresh. */
+  invalidationTicket: InvalidationTicket;
 }
 
 type Done = (error: unknown, user?: Principal | false) => void;
@@ -48,7 +51,7 @@ export class JwtSessionStrategy extends Strategy {
         done(AuthErrors.invalidToken(), false);
         return;
       }
-      revocations.isRevoked(claims.jti).then(
+      revocations.isRevoked(claims.jti, request.invalidationTicket).then(
         (revoked) => {
           if (revoked) return done(AuthErrors.tokenRevoked(), false);
           const address = checksumAddress(claims.sub);
@@ -60,6 +63,7 @@ export class JwtSessionStrategy extends Strategy {
             operator: config.operatorAddresses.has(address.toLowerCase()),
             tokenId: claims.jti,
             tokenExpiresAt: new Date(claims.exp * 1000),
+            freshAsOf: request.invalidationTicket,
           });
         },
         (error: unknown) => done(error),

@@ -1,4 +1,4 @@
-import { getAddress, isAddress } from 'viem';
+import { getAddress } from 'viem';
 
 export type Address = `0x${string}`;
 
@@ -12,12 +12,25 @@ export function isWalletAddress(value: unknown): value is string {
   if (typeof value !== 'string' || !HEX_ADDRESS.test(value)) return false;
   const body = value.slice(2);
   if (body === body.toLowerCase() || body === body.toUpperCase()) return true;
-  return isAddress(value, { strict: true });
+  return checksumAddress(value) === value;
 }
 
-/** EIP-55 checksum form: how addresses are returned. */
+const CHECKSUMMED_KEPT = 10_000;
+const checksummed = new Map<string, Address>();
+
+/**
+ * EIP-55 checksum form: how addresses are returned. The form of recently seen addresses is kept (a keccak-256 per
+ * call otherwise, on every authenticated request).
+ */
 export function checksumAddress(value: string): Address {
-  return getAddress(value.toLowerCase());
+  const lower = value.toLowerCase();
+  let result = checksummed.get(lower);
+  if (result === undefined) {
+    result = getAddress(lower);
+    if (checksummed.size >= CHECKSUMMED_KEPT) checksummed.clear();
+    checksummed.set(lower, result);
+  }
+  return result;
 }
 
 /** Lowercase form: how addresses are stored and compared. */

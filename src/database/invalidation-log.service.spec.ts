@@ -1,0 +1,147 @@
+import type { Database } from './database.service.js';
+import { InvalidationLog } from './invalidation-log.service.js';
+
+interface Row {
+  horizon: string;
+  topic: string | null;
+  key: string | null;
+}
+
+/** A database whose invalidation reads the test answers one by one. */
+class ScriptedDatabase {
+  readonly reads: { params: unknown[]; answer: (rows: Row[]) => void; fail: (error: Error) => void }[] = [];
+
+  query(_text: string, params: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
+    return new Promise((resolve, reject) => {
+      this.reads.push({
+        params,
+        answer: (rows) => resolve({ rows, rowCount: rows.length }),
+        fail: reject,
+      });
+    });
+  }
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const nothing = (horizon: string): Row[] => [{ horizon, topic: null, key: null }];
+
+describe('InvalidationLog', () => {
+  let db: ScriptedDatabase;
+  let log: InvalidationLog;
+
+  beforeEach(() => {
+    db = new ScriptedDatabase();
+    log = new InvalidationLog(db as unknown as Database);
+  });
+
+  it('answers the requests of one turn with one read, started after their tickets', async () => {
+    const first = log.barrier();
+    const second = log.barrier();
+    await turn();
+    expect(db.reads).toHaveLength(1);
+    db.reads[0]!.answer(nothing('100'));
+    await expect(Promise.all([first, second])).resolves.toEqual([true, true]);
+  });
+
+  it('passes a ticket already covered by a finished read without asking again', async () => {
+    const ticket = log.ticket();
+    const barrier = log.barrier(ticket);
+    await turn();
+    db.reads[0]!.answer(nothing('100'));
+    await barrier;
+    await expect(log.barrier(ticket)).resolves.toBe(true);
+    await turn();
+    expect(db.reads).toHaveLength(1);
+  });
+
+  it('never lets a read that began before the ticket vouch for it', async () => {
+    const early = log.barrier();
+    await turn();
+    const late = log.barrier();
+    await turn();
+    expect(db.reads).toHaveLength(2);
+    let lateSettled = false;
+    void late.then(() => (lateSettled = true));
+    db.reads[0]!.answer(nothing('100'));
+    await early;
+    await turn();
+    expect(lateSettled).toBe(false);
+    db.reads[1]!.answer(nothing('100'));
+    await expect(late).resolves.toBe(true);
+  });
+
+  it('keeps at most two reads in flight and starts the next when one ends', async () => {
+    const barriers = [log.barrier()];
+    await turn();
+    barriers.push(log.barrier());
+    await turn();
+    barriers.push(log.barrier());
+    await turn();
+    expect(db.reads).toHaveLength(2);
+    db.reads[0]!.answer(nothing('100'));
+    await turn();
+    await turn();
+    expect(db.reads).toHaveLength(3);
+    db.reads[1]!.answer(nothing('100'));
+    db.reads[2]!.answer(nothing('101'));
+    await expect(Promise.all(barriers)).resolves.toEqual([true, true, true]);
+  });
+
+  it('applies invalidations, then reads from the horizon on', async () => {
+    const dropped: string[] = [];
+    log.onInvalidation('api_key', (key) => dropped.push(key));
+    const first = log.barrier();
+    await turn();
+    expect(db.reads[0]!.params).toEqual([true, '0']);
+    db.reads[0]!.answer(nothing('100'));
+    await first;
+    const second = log.barrier();
+    await turn();
+    expect(db.reads[1]!.params).toEqual([false, '100']);
+    db.reads[1]!.answer([
+      { horizon: '105', topic: 'api_key', key: 'k1' },
+      { horizon: '105', topic: 'jti', key: 'j1' },
+    ]);
+    await second;
+    expect(dropped).toEqual(['k1']);
+    const third = log.barrier();
+    await turn();
+    expect(db.reads[2]!.params).toEqual([false, '105']);
+    db.reads[2]!.answer(nothing('104'));
+    await third;
+    // A read that saw an older xmin (another connection) never moves the horizon back.
+    void log.barrier();
+    await turn();
+    expect(db.reads[3]!.params).toEqual([false, '105']);
+  });
+
+  it('distrusts the caches when a read fails, and starts over from a fresh horizon', async () => {
+    let resets = 0;
+    log.onReset(() => resets++);
+    const first = log.barrier();
+    await turn();
+    db.reads[0]!.answer(nothing('100'));
+    await first;
+    const failing = log.barrier();
+    await turn();
+    db.reads[1]!.fail(new Error('connection terminated'));
+    await expect(failing).resolves.toBe(false);
+    expect(resets).toBe(1);
+    const again = log.barrier();
+    await turn();
+    expect(db.reads[2]!.params).toEqual([true, '0']);
+    db.reads[2]!.answer(nothing('120'));
+    await expect(again).resolves.toBe(true);
+  });
+
+  it('does not let a read that began before a failure vouch for the caches after it', async () => {
+    const early = log.barrier();
+    await turn();
+    const failing = log.barrier();
+    await turn();
+    db.reads[1]!.fail(new Error('connection terminated'));
+    await failing;
+    db.reads[0]!.answer(nothing('100'));
+    await expect(early).resolves.toBe(false);
+  });
+});
