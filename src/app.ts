@@ -3,14 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController } from 'fastify';
+import { LogController, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ApiError } from './common/errors/api-error.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
-import { PinoNestLogger } from './common/logging/logger.js';
-import { securityHeaders } from './common/http/security-headers.js';
+import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
+import { API_SECURITY_HEADERS } from './common/http/security-headers.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
@@ -59,15 +59,15 @@ async function buildApp(
     loggerInstance: logger,
     // One line per request, written in the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    childLoggerFactory: requestLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     genReqId: requestId,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
   const fastify = adapter.getInstance();
-  const headers = securityHeaders();
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.headers(headers).header('x-request-id', request.id);
+    void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
     done();
   });
   // At LOG_LEVEL=warn and above the line would be dropped anyway: skip the hook itself on the hot path.

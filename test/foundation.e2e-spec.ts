@@ -79,15 +79,25 @@ describe('docs/openapi.yaml', () => {
 });
 
 describe('security headers', () => {
-  it('sets helmet headers and no x-powered-by', async () => {
+  it("sets the API's headers on JSON answers, helmet's on the docs page, and no x-powered-by", async () => {
     const t = await startTestApp({ keepData: true });
     try {
-      const response = await fetch(`${t.url}/health`);
-      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-      expect(response.headers.get('strict-transport-security')).toContain('max-age=');
-      expect(response.headers.get('x-powered-by')).toBeNull();
+      for (const path of ['/health', '/nope', '/subscriptions/status']) {
+        const response = await fetch(`${t.url}${path}`);
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+        expect(response.headers.get('content-security-policy')).toBe(
+          "default-src 'none'; frame-ancestors 'none'",
+        );
+        expect(response.headers.get('cache-control')).toBe('no-store');
+        expect(response.headers.get('strict-transport-security')).toContain('max-age=');
+        expect(response.headers.get('x-powered-by')).toBeNull();
+      }
+      const docs = await fetch(`${t.url}/docs`);
+      expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(docs.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(docs.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(docs.headers.get('cache-control')).toBe('public, max-age=300');
     } finally {
       await t.close();
     }

@@ -3,8 +3,6 @@ import { HealthIndicatorService } from '@nestjs/terminus';
 import { Database } from '../database/database.service.js';
 
 const PING_TIMEOUT_MS = 2000;
-/** Load balancers poll /health many times a second; one database ping per second answers them all. */
-const PING_REUSE_MS = 1000;
 
 interface Ping {
   up: boolean;
@@ -12,14 +10,9 @@ interface Ping {
   message?: string;
 }
 
-/**
- * Pings PostgreSQL and reports the round trip, or `down` with a short reason when it does not answer in time.
- * Concurrent and back-to-back checks within a second share one ping, so the answer is never older than that.
- */
+/** Pings PostgreSQL and reports the round trip, or `down` with a short reason when it does not answer in time. */
 @Injectable()
 export class DatabaseHealthIndicator {
-  private last: { at: number; ping: Promise<Ping> } | undefined;
-
   constructor(
     private readonly db: Database,
     private readonly health: HealthIndicatorService,
@@ -27,9 +20,7 @@ export class DatabaseHealthIndicator {
 
   async check() {
     const indicator = this.health.check('database');
-    const now = Date.now();
-    if (!this.last || now - this.last.at >= PING_REUSE_MS) this.last = { at: now, ping: this.ping() };
-    const ping = await this.last.ping;
+    const ping = await this.ping();
     return ping.up
       ? indicator.up({ latencyMs: ping.latencyMs! })
       : indicator.down({ message: ping.message! });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import swaggerUi from 'swagger-ui-dist';
+import { securityHeaders } from '../common/http/security-headers.js';
 import { toYaml } from './openapi.js';
 
 const PAGE = `<!doctype html>
@@ -48,9 +49,11 @@ export function serveDocs(app: NestFastifyApplication, document: OpenAPIObject):
   const fastify = app.getHttpAdapter().getInstance();
   const yamlText = toYaml(document);
   const jsonText = JSON.stringify(document);
+  // An HTML page and its scripts: helmet's full set, over the API's (which forbids any content and caching).
+  const headers = { ...securityHeaders(), 'cache-control': 'public, max-age=300' };
   const send = (path: string, type: string, body: string | Buffer): void => {
     fastify.get(path, (_request, reply) => {
-      void reply.type(type).header('cache-control', 'public, max-age=300').send(body);
+      void reply.headers(headers).type(type).send(body);
     });
   };
   send('/docs', 'text/html; charset=utf-8', PAGE);

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type ChildLoggerOptions, type Logger } from 'pino';
 
 /**
  * One pino logger for the process: Fastify uses it for request logs, Nest for its own messages. Credentials never
@@ -64,4 +64,83 @@ export class PinoNestLogger implements LoggerService {
     if (message !== null && typeof message === 'object') this.logger[level]({ context, ...message });
     else this.logger[level]({ context }, String(message));
   }
+}
+
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger, made a pino child only when a line is actually written at an enabled level. Fastify builds
+ * one per request; most requests log nothing, and binding a child (its bindings serialised, redaction set up) cost
+ * more than the rest of a cached read's logging put together.
+ */
+class RequestLogger {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+
+  silent(): void {}
+
+  isLevelEnabled(level: string): boolean {
+    return (this.made ?? this.parent).isLevelEnabled(level);
+  }
+
+  child(bindings: Record<string, unknown>, options?: ChildLoggerOptions): Logger {
+    return this.logger.child(bindings, options);
+  }
+
+  private get logger(): Logger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  private write(level: LogMethod, args: unknown[]): void {
+    if (this.made === undefined && !this.parent.isLevelEnabled(level)) return;
+    (this.logger[level] as (...line: unknown[]) => void)(...args);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: per-request loggers that cost nothing until they write. */
+export function requestLoggerFactory(
+  parent: Logger,
+  bindings: Record<string, unknown>,
+  options: ChildLoggerOptions,
+): Logger {
+  // A per-route level needs the real child at once: the parent's level would decide otherwise.
+  if (options.level !== undefined) return parent.child(bindings, options);
+  return new RequestLogger(parent, bindings, options) as unknown as Logger;
 }
