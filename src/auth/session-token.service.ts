@@ -1,6 +1,5 @@
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import jwt from 'jsonwebtoken';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { loadOrCreateJwtSecret } from './jwt-secret.js';
@@ -8,6 +7,9 @@ import { loadOrCreateJwtSecret } from './jwt-secret.js';
 export const JWT_ISSUER = 'tollgate';
 export const JWT_AUDIENCE = 'tollgate-api';
 export const JWT_ALGORITHM = 'HS256';
+
+/** The JOSE header of every session token: jsonwebtoken's, byte for byte. */
+const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: JWT_ALGORITHM, typ: 'JWT' })).toString('base64url');
 
 export interface SessionClaims {
   sub: string;
@@ -44,7 +46,10 @@ export class SessionTokenService {
     const exp = iat + this.config.jwtTtlSeconds;
     const jti = randomUUID();
     const claims: SessionClaims = { sub: address, iat, exp, jti, iss: JWT_ISSUER, aud: JWT_AUDIENCE };
-    const token = jwt.sign(claims, this.key, { algorithm: JWT_ALGORITHM });
+    // HS256 over header.payload (RFC 7515): all a fixed-algorithm signer needs; verification stays with
+    // passport-jwt and jsonwebtoken, which pin the algorithm, issuer and audience.
+    const signingInput = `${ENCODED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    const token = `${signingInput}.${createHmac('sha256', this.key).update(signingInput).digest('base64url')}`;
     return { token, jti, expiresAt: new Date(exp * 1000) };
   }
 }
