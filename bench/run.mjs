@@ -300,7 +300,7 @@ async function main() {
         rps: Math.round(receiver.arrivals.size / elapsed),
         p50: pick(0.5),
         p99: pick(0.99),
-        errors: deliveries - receiver.arrivals.size,
+        errors: [...committedAt.keys()].filter((periodEnd) => !receiver.arrivals.has(periodEnd)).length,
       },
       null,
       { note: 'p50/p99 = commit → receiver, ms' },
