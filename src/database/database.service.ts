@@ -37,6 +37,19 @@ export class Database implements SqlExecutor {
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
+  /**
+   * `query` as a named prepared statement: parsed and planned once per connection instead of on every call. For
+   * fixed SQL on hot paths only (each name must always carry the same text).
+   */
+  async queryPrepared<Row extends QueryResultRow = QueryResultRow>(
+    name: string,
+    text: string,
+    params: unknown[],
+  ): Promise<SqlResult<Row>> {
+    const result = await this.pool.query<Row>({ name, text, values: params });
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  }
+
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client: PoolClient = await this.pool.connect();

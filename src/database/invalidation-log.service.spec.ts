@@ -11,7 +11,7 @@ interface Row {
 class ScriptedDatabase {
   readonly reads: { params: unknown[]; answer: (rows: Row[]) => void; fail: (error: Error) => void }[] = [];
 
-  query(_text: string, params: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
+  queryPrepared(_name: string, _text: string, params: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
     return new Promise((resolve, reject) => {
       this.reads.push({
         params,

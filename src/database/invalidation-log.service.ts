@@ -136,7 +136,12 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     const epoch = this.epoch;
     const from = this.horizon;
     try {
-      const { rows } = await this.db.query<{ horizon: string; topic: string | null; key: string | null }>(
+      const { rows } = await this.db.queryPrepared<{
+        horizon: string;
+        topic: string | null;
+        key: string | null;
+      }>(
+        'tollgate_read_invalidations',
         `SELECT h.horizon, i.topic, i.key
          FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
          LEFT JOIN cache_invalidations i ON NOT $1::boolean AND i.xid >= $2::bigint`,
