@@ -26,12 +26,10 @@ export class ApiKeyLookup {
 
   /** `digest`: the key's SHA-256, in hex. */
   find(digest: string, ticket?: InvalidationTicket): Promise<ApiKeyCredential | undefined> {
-    return this.live.getOrLoad(
-      digest,
-      () => this.repository.findByDigest(Buffer.from(digest, 'hex')),
-      (key) => key.revokedAt === null,
+    return this.live.getOrLoad(digest, () => this.repository.findByDigest(Buffer.from(digest, 'hex')), {
+      cacheable: (key) => key.revokedAt === null,
       ticket,
-    );
+    });
   }
 
   /** Records in `tx` that the key is revoked for every instance once it commits. */

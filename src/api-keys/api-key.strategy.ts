@@ -3,6 +3,7 @@ import { Strategy } from 'passport-custom';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { checksumAddress } from '../common/address/wallet-address.js';
+import { ExpiringCache } from '../common/cache/expiring-cache.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { StrategyRequest } from '../auth/strategies/jwt-session.strategy.js';
@@ -12,6 +13,7 @@ import { ApiKeyLookup } from './api-key-lookup.service.js';
 
 /** Digests of recently presented well-formed keys, so a busy key is not checked and hashed on every request. */
 const DIGESTS_KEPT = 10_000;
+const DIGEST_TTL_MS = 10 * 60_000;
 
 /**
  * passport-custom strategy for `Authorization: Bearer tg_…`. A key of the wrong shape or checksum is refused
@@ -21,7 +23,7 @@ const DIGESTS_KEPT = 10_000;
 @Injectable()
 export class ApiKeyStrategy extends Strategy {
   constructor(@Inject(APP_CONFIG) config: AppConfig, lookup: ApiKeyLookup, usage: ApiKeyUsageTracker) {
-    const digests = new Map<string, string>();
+    const digests = new ExpiringCache<string>(DIGESTS_KEPT, DIGEST_TTL_MS);
     super((request, done) => {
       const { credential, invalidationTicket } = request as unknown as StrategyRequest;
       const { token } = credential;
@@ -29,7 +31,6 @@ export class ApiKeyStrategy extends Strategy {
       if (digest === undefined) {
         if (!isWellFormedApiKey(token)) return done(AuthErrors.invalidApiKey());
         digest = digestApiKey(token).toString('hex');
-        if (digests.size >= DIGESTS_KEPT) digests.clear();
         digests.set(token, digest);
       }
       lookup.find(digest, invalidationTicket).then((key) => {

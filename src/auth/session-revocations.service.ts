@@ -24,8 +24,7 @@ export class SessionRevocations {
     const cached = await this.notRevoked.getOrLoad(
       jti,
       async () => ((await this.repository.isTokenRevoked(jti)) ? undefined : true),
-      undefined,
-      ticket,
+      { ticket },
     );
     return cached === undefined;
   }

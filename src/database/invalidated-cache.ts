@@ -9,6 +9,13 @@ export interface InvalidatedCacheOptions {
   ttlMs: number;
 }
 
+export interface GetOrLoadOptions<Value> {
+  /** Whether a loaded value may be stored (default: always). */
+  cacheable?: (value: Value) => boolean;
+  /** The request's invalidation ticket; default: a new one. */
+  ticket?: InvalidationTicket;
+}
+
 /**
  * A read-through cache of database answers that every instance drops the moment the answer changes. It answers
  * only after the invalidation barrier (so nothing committed before the request is missed), and never stores an
@@ -34,8 +41,7 @@ export class InvalidatedCache<Value> {
   async getOrLoad(
     key: string,
     load: () => Promise<Value | undefined>,
-    cacheable: (value: Value) => boolean = () => true,
-    ticket?: InvalidationTicket,
+    { cacheable = () => true, ticket }: GetOrLoadOptions<Value> = {},
   ): Promise<Value | undefined> {
     const trusted = await this.log.barrier(ticket);
     if (trusted) {

@@ -95,10 +95,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
       const outcome = new Promise<boolean>((settle) => (resolve = settle));
       this.pending = { outcome, resolve };
     }
-    if (!this.pendingScheduled && this.inFlight < MAX_READS_IN_FLIGHT) {
-      this.pendingScheduled = true;
-      setImmediate(() => this.startPending());
-    }
+    if (this.inFlight < MAX_READS_IN_FLIGHT) this.schedulePending();
     return this.pending.outcome;
   }
 
@@ -109,6 +106,13 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     clearInterval(this.purgeTimer);
+  }
+
+  /** Starts the pending read on the next turn, once this turn's requests have all joined it. */
+  private schedulePending(): void {
+    if (this.pendingScheduled) return;
+    this.pendingScheduled = true;
+    setImmediate(() => this.startPending());
   }
 
   private startPending(): void {
@@ -124,10 +128,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
         this.inFlight--;
         if (this.latest === read) this.latest = undefined;
         // Waiters that arrived while the reads were full start theirs now.
-        if (this.pending && !this.pendingScheduled) {
-          this.pendingScheduled = true;
-          setImmediate(() => this.startPending());
-        }
+        if (this.pending) this.schedulePending();
       }),
     );
   }

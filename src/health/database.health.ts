@@ -4,12 +4,6 @@ import { Database } from '../database/database.service.js';
 
 const PING_TIMEOUT_MS = 2000;
 
-interface Ping {
-  up: boolean;
-  latencyMs?: number;
-  message?: string;
-}
-
 /** Pings PostgreSQL and reports the round trip, or `down` with a short reason when it does not answer in time. */
 @Injectable()
 export class DatabaseHealthIndicator {
@@ -20,13 +14,6 @@ export class DatabaseHealthIndicator {
 
   async check() {
     const indicator = this.health.check('database');
-    const ping = await this.ping();
-    return ping.up
-      ? indicator.up({ latencyMs: ping.latencyMs! })
-      : indicator.down({ message: ping.message! });
-  }
-
-  private async ping(): Promise<Ping> {
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -36,12 +23,10 @@ export class DatabaseHealthIndicator {
           timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS);
         }),
       ]);
-      return { up: true, latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+      return indicator.up({ latencyMs: Math.round((performance.now() - started) * 100) / 100 });
     } catch (error) {
-      return {
-        up: false,
-        message: error instanceof Error && error.message === 'timeout' ? 'timeout' : 'unreachable',
-      };
+      const message = error instanceof Error && error.message === 'timeout' ? 'timeout' : 'unreachable';
+      return indicator.down({ message });
     } finally {
       clearTimeout(timer);
     }

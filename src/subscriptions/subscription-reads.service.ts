@@ -34,8 +34,7 @@ export class SubscriptionReads {
     const cached = await this.rows.getOrLoad(
       address,
       async () => ({ subscription: await this.repository.find(address) }),
-      undefined,
-      ticket,
+      { ticket },
     );
     return cached!.subscription;
   }

@@ -65,8 +65,10 @@ export class SubscriptionsService {
     this.periodMs = config.subscriptionPeriodSeconds * 1000;
   }
 
-  /** Computed at read time from the stored timestamps (cached until they change). */
-  /** `freshAsOf`: the request's invalidation ticket, when its credential was already checked against the caches. */
+  /**
+   * Computed at read time from the stored timestamps (cached until they change). `freshAsOf`: the request's
+   * invalidation ticket, when its credential was already checked against the caches.
+   */
   async status(address: Address, freshAsOf?: InvalidationTicket): Promise<SubscriptionDto> {
     const subscription = await this.reads.find(storageAddress(address), freshAsOf);
     const now = new Date();

@@ -39,36 +39,12 @@ const VERIFIED_TTL_MS = 5 * 60_000;
 @Injectable()
 export class JwtSessionStrategy extends Strategy {
   private readonly verified = new ExpiringCache<SessionClaims>(100_000, VERIFIED_TTL_MS);
-  private readonly checkClaims: (request: StrategyRequest, claims: SessionClaims, done: Done) => void;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     tokens: SessionTokenService,
-    revocations: SessionRevocations,
+    private readonly revocations: SessionRevocations,
   ) {
-    const checkClaims = (request: StrategyRequest, claims: SessionClaims, done: Done): void => {
-      if (typeof claims.jti !== 'string' || typeof claims.exp !== 'number' || !isWalletAddress(claims.sub)) {
-        done(AuthErrors.invalidToken(), false);
-        return;
-      }
-      revocations.isRevoked(claims.jti, request.invalidationTicket).then(
-        (revoked) => {
-          if (revoked) return done(AuthErrors.tokenRevoked(), false);
-          const address = checksumAddress(claims.sub);
-          done(null, {
-            address,
-            scopes: ALL_SCOPES,
-            via: 'jwt',
-            carrier: request.credential.carrier,
-            operator: config.operatorAddresses.has(address.toLowerCase()),
-            tokenId: claims.jti,
-            tokenExpiresAt: new Date(claims.exp * 1000),
-            freshAsOf: request.invalidationTicket,
-          });
-        },
-        (error: unknown) => done(error),
-      );
-    };
     super(
       {
         jwtFromRequest: (request: StrategyRequest) => request.credential.token,
@@ -81,10 +57,9 @@ export class JwtSessionStrategy extends Strategy {
       (request: StrategyRequest, claims: SessionClaims, done: Done) => {
         if (typeof claims.exp === 'number')
           this.verified.set(request.credential.token, claims, claims.exp * 1000);
-        checkClaims(request, claims, done);
+        this.checkClaims(request, claims, done);
       },
     );
-    this.checkClaims = checkClaims;
   }
 
   override authenticate(...args: Parameters<Strategy['authenticate']>): void {
@@ -102,5 +77,30 @@ export class JwtSessionStrategy extends Strategy {
       else if (user) attempt.success(user);
       else attempt.fail();
     });
+  }
+
+  /** The claims beyond the signature: their shape, and that the token was not logged out. */
+  private checkClaims(request: StrategyRequest, claims: SessionClaims, done: Done): void {
+    if (typeof claims.jti !== 'string' || typeof claims.exp !== 'number' || !isWalletAddress(claims.sub)) {
+      done(AuthErrors.invalidToken(), false);
+      return;
+    }
+    this.revocations.isRevoked(claims.jti, request.invalidationTicket).then(
+      (revoked) => {
+        if (revoked) return done(AuthErrors.tokenRevoked(), false);
+        const address = checksumAddress(claims.sub);
+        done(null, {
+          address,
+          scopes: ALL_SCOPES,
+          via: 'jwt',
+          carrier: request.credential.carrier,
+          operator: this.config.operatorAddresses.has(address.toLowerCase()),
+          tokenId: claims.jti,
+          tokenExpiresAt: new Date(claims.exp * 1000),
+          freshAsOf: request.invalidationTicket,
+        });
+      },
+      (error: unknown) => done(error),
+    );
   }
 }

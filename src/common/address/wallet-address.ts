@@ -1,4 +1,5 @@
 import { getAddress } from 'viem';
+import { ExpiringCache } from '../cache/expiring-cache.js';
 
 export type Address = `0x${string}`;
 
@@ -15,8 +16,7 @@ export function isWalletAddress(value: unknown): value is string {
   return checksumAddress(value) === value;
 }
 
-const CHECKSUMMED_KEPT = 10_000;
-const checksummed = new Map<string, Address>();
+const checksummed = new ExpiringCache<Address>(10_000, 3_600_000);
 
 /**
  * EIP-55 checksum form: how addresses are returned. The form of recently seen addresses is kept (a keccak-256 per
@@ -27,7 +27,6 @@ export function checksumAddress(value: string): Address {
   let result = checksummed.get(lower);
   if (result === undefined) {
     result = getAddress(lower);
-    if (checksummed.size >= CHECKSUMMED_KEPT) checksummed.clear();
     checksummed.set(lower, result);
   }
   return result;

@@ -1,6 +1,7 @@
 /**
- * A bounded map whose entries expire. Used for credentials that were checked against the database; correctness
- * never depends on it (invalidations delete entries, and a miss just asks the database again).
+ * A bounded map whose entries expire, the oldest evicted first when full. For answers that can always be
+ * recomputed or asked again (credentials checked against the database, checksums, validated queries): correctness
+ * never depends on an entry being there.
  */
 export class ExpiringCache<Value> {
   private readonly entries = new Map<string, { value: Value; expiresAt: number }>();

@@ -1,4 +1,5 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ExpiringCache } from '../cache/expiring-cache.js';
 import { ApiError } from '../errors/api-error.js';
 
 export interface FieldProblem {
@@ -19,8 +20,9 @@ export function fieldProblems(errors: ValidationError[], parent = ''): FieldProb
   });
 }
 
-/** Distinct valid query strings remembered per query DTO class. */
+/** Distinct valid query strings remembered per query DTO class, and for how long. */
 const QUERIES_KEPT = 10_000;
+const QUERY_TTL_MS = 10 * 60_000;
 
 /**
  * class-validator's pipe with one shortcut. A query DTO is a pure function of its query string, and the hot reads
@@ -29,7 +31,7 @@ const QUERIES_KEPT = 10_000;
  * class-validator. Bodies and path parameters are validated afresh every time; failures are never kept.
  */
 export class TollgateValidationPipe extends ValidationPipe {
-  private readonly validQueries = new WeakMap<object, Map<string, unknown>>();
+  private readonly validQueries = new WeakMap<object, ExpiringCache<unknown>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype } = metadata;
@@ -44,14 +46,13 @@ export class TollgateValidationPipe extends ValidationPipe {
     }
     let known = this.validQueries.get(metatype);
     if (known === undefined) {
-      known = new Map();
+      known = new ExpiringCache(QUERIES_KEPT, QUERY_TTL_MS);
       this.validQueries.set(metatype, known);
     }
     const key = JSON.stringify(value);
     const hit = known.get(key);
     if (hit !== undefined) return hit;
     const validated: unknown = Object.freeze(await super.transform(value, metadata));
-    if (known.size >= QUERIES_KEPT) known.clear();
     known.set(key, validated);
     return validated;
   }
