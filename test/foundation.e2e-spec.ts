@@ -38,8 +38,16 @@ describe('foundation over HTTP', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
     expect(await response.text()).toContain('swagger-ui-bundle.js');
-    const asset = await fetch(`${t.url}/docs/swagger-ui-bundle.js`);
-    expect(asset.status).toBe(200);
+    // Read from the package on the first request, kept for the next: both answers are the same script.
+    const first = await fetch(`${t.url}/docs/swagger-ui-bundle.js`);
+    const second = await fetch(`${t.url}/docs/swagger-ui-bundle.js`);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.headers.get('content-type')).toContain('application/javascript');
+    const script = await first.text();
+    expect(script).toContain('SwaggerUIBundle');
+    expect(await second.text()).toBe(script);
+    const css = await fetch(`${t.url}/docs/swagger-ui.css`);
+    expect(css.headers.get('content-type')).toContain('text/css');
   });
 
   it('serves the OpenAPI document as YAML and JSON, version 1.0.0', async () => {
