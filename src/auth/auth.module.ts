@@ -10,6 +10,7 @@ import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService } from './session-token.service.js';
+import { SignerRecovery } from './signature/signer-recovery.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
 import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
 
@@ -29,10 +30,19 @@ import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
     SessionRevocations,
     JwtSessionStrategy,
     {
-      provide: WalletSignatureVerifier,
+      provide: SignerRecovery,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        new WalletSignatureVerifier({ rpcUrl: config.chainRpcUrl, timeoutMs: config.chainRpcTimeoutMs }),
+      useFactory: (config: AppConfig) => new SignerRecovery({ threads: config.authVerifyThreads }),
+    },
+    {
+      provide: WalletSignatureVerifier,
+      inject: [APP_CONFIG, SignerRecovery],
+      useFactory: (config: AppConfig, recovery: SignerRecovery) =>
+        new WalletSignatureVerifier({
+          rpcUrl: config.chainRpcUrl,
+          timeoutMs: config.chainRpcTimeoutMs,
+          recovery,
+        }),
     },
     // Order matters: authentication sets the principal the scope guard reads.
     { provide: APP_GUARD, useClass: AuthenticationGuard },

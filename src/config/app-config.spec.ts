@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigValidationError, loadAppConfig } from './app-config.js';
 
 describe('loadAppConfig', () => {
@@ -22,6 +23,7 @@ describe('loadAppConfig', () => {
       rateLimitPerMinute: undefined,
     });
     expect(config.operatorAddresses.size).toBe(0);
+    expect(config.authVerifyThreads).toBe(Math.min(availableParallelism(), 4));
   });
 
   it('parses typed values', () => {
@@ -36,6 +38,7 @@ describe('loadAppConfig', () => {
     expect(config.cookieSecure).toBe(false);
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect([...config.operatorAddresses]).toEqual(['0x52908400098527886e0f7030069857d2e4169ee7']);
+    expect(loadAppConfig({ AUTH_VERIFY_THREADS: '0' }).authVerifyThreads).toBe(0);
   });
 
   it('names every bad variable in one error', () => {
@@ -47,13 +50,21 @@ describe('loadAppConfig', () => {
         COOKIE_SECURE: 'maybe',
         DATABASE_URL: 'mysql://x',
         OPERATOR_ADDRESSES: '0x123',
+        AUTH_VERIFY_THREADS: '-1',
       });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigValidationError);
     const message = (error as Error).message;
-    for (const name of ['PORT', 'JWT_SECRET', 'COOKIE_SECURE', 'DATABASE_URL', 'OPERATOR_ADDRESSES']) {
+    for (const name of [
+      'PORT',
+      'JWT_SECRET',
+      'COOKIE_SECURE',
+      'DATABASE_URL',
+      'OPERATOR_ADDRESSES',
+      'AUTH_VERIFY_THREADS',
+    ]) {
       expect(message).toContain(name);
     }
   });

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { plainToInstance } from 'class-transformer';
@@ -25,6 +26,8 @@ export interface AppConfig {
   readonly authRequireSiwe: boolean;
   readonly chainRpcUrl: string | undefined;
   readonly chainRpcTimeoutMs: number;
+  /** Worker threads that recover EOA signers off the event loop; 0 recovers on it. */
+  readonly authVerifyThreads: number;
   readonly cookieSecure: boolean;
   readonly corsOrigins: readonly string[];
   /** Lowercase addresses. */
@@ -107,6 +110,7 @@ export function loadAppConfig(env: Environment = readEnvironment()): AppConfig {
     authRequireSiwe: vars.AUTH_REQUIRE_SIWE ?? false,
     chainRpcUrl: vars.CHAIN_RPC_URL,
     chainRpcTimeoutMs: vars.CHAIN_RPC_TIMEOUT_MS ?? 5000,
+    authVerifyThreads: vars.AUTH_VERIFY_THREADS ?? Math.min(availableParallelism(), 4),
     cookieSecure: vars.COOKIE_SECURE ?? true,
     corsOrigins,
     operatorAddresses: new Set(operators.map((address) => getAddress(address).toLowerCase())),

@@ -121,6 +121,13 @@ export class EnvironmentVariables {
   CHAIN_RPC_TIMEOUT_MS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  AUTH_VERIFY_THREADS?: number;
+
+  @IsOptional()
   @Transform(toBoolean)
   @IsBoolean()
   COOKIE_SECURE?: boolean;

@@ -7,6 +7,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { SignerRecovery } from './signer-recovery.js';
 import { isHexSignature, WalletSignatureVerifier } from './wallet-signature.verifier.js';
 
 describe('isHexSignature', () => {
@@ -33,8 +34,13 @@ describe('isHexSignature', () => {
   });
 });
 
-describe('WalletSignatureVerifier without an RPC endpoint', () => {
-  const verifier = new WalletSignatureVerifier({ timeoutMs: 1000 });
+describe.each([
+  ['on the calling thread', 0],
+  ['on recovery threads', 2],
+])('WalletSignatureVerifier without an RPC endpoint, signers recovered %s', (_label, threads) => {
+  const recovery = new SignerRecovery({ threads });
+  const verifier = new WalletSignatureVerifier({ timeoutMs: 1000, recovery });
+  afterAll(() => recovery.close());
   const owner = privateKeyToAccount(generatePrivateKey());
   const message = 'nonce-123';
 

@@ -21,6 +21,7 @@ import {
   size,
   zeroAddress,
 } from 'viem';
+import type { SignerRecovery } from './signer-recovery.js';
 
 export type SignatureVerdict = 'valid' | 'invalid' | 'unverifiable';
 
@@ -28,6 +29,8 @@ export interface WalletSignatureVerifierOptions {
   /** JSON-RPC endpoint for smart-wallet checks; without it only EOA signatures can be confirmed. */
   rpcUrl?: string;
   timeoutMs: number;
+  /** Where ECDSA signers are recovered; on the calling thread when absent. */
+  recovery?: SignerRecovery;
 }
 
 /** Chain checks one verify may cause: the newest challenge's message and its bare nonce. */
@@ -71,8 +74,10 @@ export function isHexSignature(value: string): boolean {
  */
 export class WalletSignatureVerifier {
   private readonly client: PublicClient | undefined;
+  private readonly recovery: SignerRecovery | undefined;
 
   constructor(options: WalletSignatureVerifierOptions) {
+    this.recovery = options.recovery;
     this.client = options.rpcUrl
       ? createPublicClient({
           transport: http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
@@ -99,7 +104,7 @@ export class WalletSignatureVerifier {
     const hashes = messages.map((message) => hashMessage(message));
     let recovered = false;
     for (const [index, hash] of hashes.entries()) {
-      const signer = await recoverEcdsaSigner(hash, signature);
+      const signer = await recoverEcdsaSigner(hash, signature, this.recovery);
       if (signer) recovered = true;
       if (signer && isAddressEqual(signer, address)) return { verdict: 'valid', index };
     }
@@ -118,16 +123,21 @@ export class WalletSignatureVerifier {
   }
 }
 
-async function recoverEcdsaSigner(hash: Hex, signature: Hex): Promise<Address | undefined> {
+async function recoverEcdsaSigner(
+  hash: Hex,
+  signature: Hex,
+  recovery: SignerRecovery | undefined,
+): Promise<Address | undefined> {
+  const recover = (full: Hex): Promise<Address> =>
+    recovery ? recovery.recover(hash, full) : recoverAddress({ hash, signature: full });
   try {
     switch (size(signature)) {
       case 65:
-        return await recoverAddress({ hash, signature });
+        return await recover(signature);
       case 64:
-        return await recoverAddress({
-          hash,
-          signature: serializeSignature(compactSignatureToSignature(parseCompactSignature(signature))),
-        });
+        return await recover(
+          serializeSignature(compactSignatureToSignature(parseCompactSignature(signature))),
+        );
       default:
         return undefined;
     }
