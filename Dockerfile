@@ -27,4 +27,5 @@ EXPOSE 3000
 # The slim image has no curl or wget; node's own fetch does the check. A hung request counts as a failure.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health', { signal: AbortSignal.timeout(4000) }).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/main.js"]
+# The same node flags as `npm run start:prod` (see the README's Performance section for why the heap is bounded).
+CMD ["node", "--max-old-space-size=512", "dist/src/main.js"]

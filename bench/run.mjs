@@ -21,6 +21,10 @@ const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000)
 const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
 const JWT_SECRET = randomBytes(48).toString('base64url');
 const root = new URL('..', import.meta.url).pathname;
+/** The node flags of `npm run start:prod`: the service is measured the way it runs in production. */
+const NODE_FLAGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  .scripts['start:prod'].split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
 async function waitForHealth(url) {
   for (let i = 0; i < 300; i++) {
@@ -36,7 +40,7 @@ async function waitForHealth(url) {
 
 async function startService(databaseUrl, env = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, join(root, 'dist/src/main.js')], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -103,6 +107,16 @@ async function load(options) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors,
+  };
+}
+
+/** Runs of equal length combined: mean rate, worst percentiles, all errors. */
+function combine(runs) {
+  return {
+    rps: Math.round(runs.reduce((sum, run) => sum + run.rps, 0) / runs.length),
+    p50: Math.max(...runs.map((run) => run.p50)),
+    p99: Math.max(...runs.map((run) => run.p99)),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
   };
 }
 
@@ -199,42 +213,55 @@ async function main() {
       ...serviceRun,
       rawRps: rawRun?.rps ?? null,
       ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null,
+      serviceRssMb: rssMb(service.child.pid),
       ...extra,
     };
     results.push(row);
     console.log(JSON.stringify(row));
   };
+  /** Raw and service alternate in two halves, so a drift in the machine's speed hits both sides alike. */
   const sideBySide = async (name, request) => {
-    const rawRun = await load({ url: raw.url });
-    const serviceRun = await load({
-      url: `${service.url}${request.path}`,
-      headers: request.headers,
-      method: request.method ?? 'GET',
-      body: request.body,
-    });
-    record(name, serviceRun, rawRun);
+    const half = Math.max(1, DURATION / 2);
+    const rawRuns = [];
+    const serviceRuns = [];
+    for (let round = 0; round < 2; round++) {
+      rawRuns.push(await load({ url: raw.url, duration: half }));
+      serviceRuns.push(await load({ ...serviceRequest(request), duration: half }));
+    }
+    record(name, combine(serviceRuns), combine(rawRuns));
   };
+  const serviceRequest = (request) => ({
+    url: `${service.url}${request.path}`,
+    headers: request.headers,
+    method: request.method ?? 'GET',
+    body: request.body,
+  });
 
+  let inLoop;
   try {
     const session = await login(service.url, owner);
     const key = await createKey(service.url, session.token, ['READ_ONLY']);
     const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
     await renew(service.url, session.token, owner.address);
     const statusPath = `/subscriptions/status?address=${owner.address}`;
+    const reads = [
+      ['GET /health', { path: '/health' }],
+      [
+        'GET /subscriptions/status (API key)',
+        { path: statusPath, headers: { authorization: `Bearer ${key}` } },
+      ],
+      [
+        'GET /subscriptions/status (JWT header)',
+        { path: statusPath, headers: { authorization: `Bearer ${session.token}` } },
+      ],
+      ['GET /subscriptions/status (cookie)', { path: statusPath, headers: { cookie: session.cookie } }],
+    ];
+    // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
+    // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
+    await load({ url: raw.url, duration: 2 });
+    for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
 
-    await sideBySide('GET /health', { path: '/health' });
-    await sideBySide('GET /subscriptions/status (API key)', {
-      path: statusPath,
-      headers: { authorization: `Bearer ${key}` },
-    });
-    await sideBySide('GET /subscriptions/status (JWT header)', {
-      path: statusPath,
-      headers: { authorization: `Bearer ${session.token}` },
-    });
-    await sideBySide('GET /subscriptions/status (cookie)', {
-      path: statusPath,
-      headers: { cookie: session.cookie },
-    });
+    for (const [name, request] of reads) await sideBySide(name, request);
 
     // Renew under contention (one address) and spread (a new address per request, as an operator would).
     const renewOne = await load({
@@ -308,9 +335,15 @@ async function main() {
       { note: 'p50/p99 = commit → receiver, ms' },
     );
 
-    // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand.
+    // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand. The service
+    // as configured (signers recovered on worker threads, AUTH_VERIFY_THREADS defaults to the cores, at most 4) and
+    // a second instance on the same database with recovery on its event loop (AUTH_VERIFY_THREADS=0).
+    inLoop = await startService(database.url, { AUTH_VERIFY_THREADS: '0', WEBHOOK_WORKERS: 'false' });
+    const ROUNDS = 3;
+    const PER_RUN = Number(process.env.BENCH_VERIFY_PER_RUN ?? 800);
     const samples = [];
-    for (let i = 0; i < 3000; i++) {
+    const MIXED = Number(process.env.BENCH_VERIFY_MIXED ?? 600);
+    for (let i = 0; i < ROUNDS * PER_RUN * 2 + MIXED * 2; i++) {
       const account = privateKeyToAccount(generatePrivateKey());
       const nonce = await (
         await fetch(`${service.url}/auth/nonce`, {
@@ -325,56 +358,101 @@ async function main() {
         signature: await account.signMessage({ message: nonce.message }),
       });
     }
-    // Baseline and service alternate in rounds, so a drift in the machine's speed (it is shared) hits both alike;
-    // each side's rate is its total work over its total time.
-    const ROUNDS = 3;
-    const perRound = Math.floor(samples.length / ROUNDS);
+    // Baseline and both services alternate in rounds, so a drift in the machine's speed (it is shared) hits all
+    // alike; each side's rate is its total work over its total time.
     const baseline = { done: 0, seconds: 0 };
-    const served = { done: 0, seconds: 0, p50: [], p99: [], errors: 0 };
+    const served = new Map([
+      [service, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
+      [inLoop, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
+    ]);
     let next = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const base = await verifyBaseline(samples, DURATION / ROUNDS);
       baseline.done += base.done;
       baseline.seconds += base.seconds;
-      // Timed from the first request to the last answer: autocannon's own duration for a fixed amount of
-      // requests ends on its next one-second tick, which understated this rate by up to a third.
-      const started = performance.now();
-      let lastAnswer = started;
-      const result = await new Promise((resolve, reject) => {
-        const instance = autocannon(
+      for (const [instance, totals] of served) {
+        // Timed from the first request to the last answer: autocannon's own duration for a fixed amount of
+        // requests ends on its next one-second tick, which understated this rate by up to a third.
+        const started = performance.now();
+        let lastAnswer = started;
+        const result = await new Promise((resolve, reject) => {
+          const run = autocannon(
+            {
+              url: `${instance.url}/auth/verify`,
+              method: 'POST',
+              connections: CONNECTIONS,
+              headers: { 'content-type': 'application/json' },
+              amount: PER_RUN,
+              requests: [
+                { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
+              ],
+            },
+            (error, finished) => (error ? reject(error) : resolve(finished)),
+          );
+          run.on('response', () => (lastAnswer = performance.now()));
+        });
+        totals.done += result.requests.total;
+        totals.seconds += (lastAnswer - started) / 1000;
+        totals.p50.push(result.latency.p50);
+        totals.p99.push(result.latency.p99);
+        totals.errors += result.errors + result.timeouts + (result.non2xx ?? 0);
+      }
+    }
+    // What a burst of logins does to everything else an instance serves: status reads (8 connections) while logins
+    // run (32 connections), on each instance. On the event loop, every login holds every other request for the
+    // whole recovery.
+    const mixed = new Map();
+    for (const instance of [service, inLoop]) {
+      const logins = new Promise((resolve, reject) =>
+        autocannon(
           {
-            url: `${service.url}/auth/verify`,
+            url: `${instance.url}/auth/verify`,
             method: 'POST',
             connections: CONNECTIONS,
             headers: { 'content-type': 'application/json' },
-            amount: perRound,
+            amount: MIXED,
             requests: [
-              {
-                setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }),
-              },
+              { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
             ],
           },
           (error, finished) => (error ? reject(error) : resolve(finished)),
-        );
-        instance.on('response', () => (lastAnswer = performance.now()));
+        ),
+      );
+      const reads = await load({
+        url: `${instance.url}${statusPath}`,
+        headers: { authorization: `Bearer ${key}` },
+        connections: 8,
+        duration: 2,
       });
-      served.done += result.requests.total;
-      served.seconds += (lastAnswer - started) / 1000;
-      served.p50.push(result.latency.p50);
-      served.p99.push(result.latency.p99);
-      served.errors += result.errors + result.timeouts + (result.non2xx ?? 0);
+      await logins;
+      mixed.set(instance, reads);
     }
-    record(
-      'POST /auth/verify (EOA) vs in-process verifyMessage',
-      {
-        rps: Math.round(served.done / served.seconds),
-        p50: Math.max(...served.p50),
-        p99: Math.max(...served.p99),
-        errors: served.errors,
-      },
-      { rps: Math.round(baseline.done / baseline.seconds) },
-      { baseline: 'viem verifyMessage in-process', rounds: ROUNDS },
-    );
+    await inLoop.stop();
+    const baselineRate = { rps: Math.round(baseline.done / baseline.seconds) };
+    for (const [instance, totals] of served) {
+      record(
+        instance === service
+          ? 'POST /auth/verify (EOA) vs in-process verifyMessage'
+          : 'POST /auth/verify (EOA), recovery on the event loop (AUTH_VERIFY_THREADS=0)',
+        {
+          rps: Math.round(totals.done / totals.seconds),
+          p50: Math.max(...totals.p50),
+          p99: Math.max(...totals.p99),
+          errors: totals.errors,
+        },
+        baselineRate,
+        { baseline: 'viem verifyMessage in-process', rounds: ROUNDS },
+      );
+    }
+    for (const [instance, reads] of mixed) {
+      record(
+        instance === service
+          ? 'GET /subscriptions/status (API key) during a login burst'
+          : 'GET /subscriptions/status (API key) during a login burst, recovery on the event loop',
+        reads,
+        null,
+      );
+    }
 
     // Scale of data: the same read just before and after storing a million subscriptions and 100 000 keys
     // (vacuumed and analysed, then left to settle, so the comparison is not of PostgreSQL's background work).
@@ -440,6 +518,7 @@ async function main() {
     writeFileSync(join(root, 'bench/results/latest.md'), lines.join('\n') + '\n');
     console.log(lines.join('\n'));
   } finally {
+    if (inLoop && inLoop.child.exitCode === null) await inLoop.stop();
     await service.stop();
     raw.stop();
     receiver.close();
