@@ -49,11 +49,26 @@ describe('SignerRecovery', () => {
     const recovery = create(2);
     expect(recovery.runningThreads).toBe(0);
     const [one] = await signed(1);
-    await recovery.recover(one!.hash, one!.signature);
+    // The first login starts a thread and, while it warms up, is recovered on the calling thread.
+    await expect(recovery.recover(one!.hash, one!.signature)).resolves.toBe(one!.address);
     expect(recovery.runningThreads).toBe(1);
-    const many = await signed(6);
+    await waitFor(() => recovery.readyThreads === 1);
+    // A burst keeps the ready thread busy: a second one is started, and no more than that.
+    const many = await signed(12);
     await Promise.all(many.map(({ hash, signature }) => recovery.recover(hash, signature)));
     expect(recovery.runningThreads).toBe(2);
+    await waitFor(() => recovery.readyThreads === 2);
+    await Promise.all(many.map(({ hash, signature }) => recovery.recover(hash, signature)));
+    expect(recovery.runningThreads).toBe(2);
+  });
+
+  it('never makes a login wait for a thread to start', async () => {
+    const recovery = create(1);
+    const [sample] = await signed(1);
+    await expect(recovery.recover(sample!.hash, sample!.signature)).resolves.toBe(sample!.address);
+    // Answered while the thread was still warming up.
+    expect(recovery.readyThreads).toBe(0);
+    expect(recovery.runningThreads).toBe(1);
   });
 
   it('answers a signature with no signer as unrecoverable, on a thread or not', async () => {
@@ -81,6 +96,8 @@ describe('SignerRecovery', () => {
   it('finishes on the calling thread what a thread that died was holding', async () => {
     const recovery = create(1);
     const samples = await signed(4);
+    await recovery.recover(samples[0]!.hash, samples[0]!.signature);
+    await waitFor(() => recovery.readyThreads === 1);
     const pending = samples.map(({ hash, signature }) => recovery.recover(hash, signature));
     // The thread dies with recoveries in hand (reaching in: nothing outside kills a thread on purpose).
     const slots = (

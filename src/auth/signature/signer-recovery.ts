@@ -15,11 +15,23 @@ parentPort.on('message', ({ id, hash, signature }) => {
     (error) => parentPort.postMessage({ id, error: String((error && error.message) || error) }),
   );
 });
+// One recovery before the first real one: loading and compiling the curve code takes a few hundred ms.
+recoverAddress(workerData.warmUp).then(
+  () => parentPort.postMessage({ ready: true }),
+  () => parentPort.postMessage({ ready: true }),
+);
 `;
 
 const VIEM_UTILS = createRequire(import.meta.url).resolve('viem/utils');
 
-/** A thread with nothing to do for this long stops; the next login starts it again (in about 50 ms). */
+/** A valid signature (of "tollgate", by the key 0x11…11) for a new thread's warm-up recovery. */
+const WARM_UP = {
+  hash: '0x919c0b92df168b6999d81882b440fdf1196b6581d5e103bad67ec18b720443bc',
+  signature:
+    '0x8ba100808171c4febe8db0460d0fdb3cca0352af800765505fe6887c3d8d27cc64126135c517e3a50454ec89805c9be260cbdb90addb9773113b8bb276ee3a381b',
+} as const;
+
+/** A thread with nothing to do for this long stops; the next login starts it again. */
 const DEFAULT_IDLE_MS = 30_000;
 
 /** The signature yields no public key (malformed, or not a point of the curve): an answer, not a failure. */
@@ -32,6 +44,8 @@ interface Task {
 
 interface RecoveryThread {
   worker: Worker;
+  /** Warmed up: until then, recoveries are done on the calling thread rather than wait for it. */
+  ready: boolean;
   tasks: Map<number, Task>;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -45,9 +59,11 @@ export interface SignerRecoveryOptions {
 /**
  * ECDSA signer recovery (viem's `recoverAddress`: 2–4 ms of pure JavaScript per signature) on worker threads.
  * On the event loop, every login would stall every other request for that long; here the curve arithmetic runs on
- * the other cores while the event loop serves HTTP. Threads start with the first login and stop when idle, so an
- * instance that serves no logins keeps no memory for them. A thread that fails or exits fails only the recoveries
- * it held; those are then done on the calling thread, and a new thread takes the slot for the next ones.
+ * the other cores while the event loop serves HTTP. Threads start with the first login (another only when the
+ * ready ones are busy) and stop when idle, so an instance that serves no logins keeps no memory for them; while a
+ * thread starts, logins are recovered on the calling thread, so none waits for a thread to boot. A thread that
+ * fails or exits fails only the recoveries it held; those are then done on the calling thread, and a new thread
+ * takes the slot for the next ones.
  */
 export class SignerRecovery {
   private readonly slots: (RecoveryThread | undefined)[];
@@ -65,9 +81,14 @@ export class SignerRecovery {
     return this.slots.filter((thread) => thread !== undefined).length;
   }
 
+  /** Threads warmed up and taking recoveries. */
+  get readyThreads(): number {
+    return this.slots.filter((thread) => thread?.ready).length;
+  }
+
   /** The address that signed `hash`; rejects with {@link UnrecoverableSignatureError} when none did. */
   async recover(hash: Hex, signature: Hex): Promise<Address> {
-    const thread = this.closed ? undefined : this.leastBusy();
+    const thread = this.closed ? undefined : this.pick();
     if (!thread) return this.recoverHere(hash, signature);
     try {
       return await this.send(thread, hash, signature);
@@ -106,28 +127,38 @@ export class SignerRecovery {
     });
   }
 
-  private leastBusy(): RecoveryThread | undefined {
+  /** The least busy ready thread, if any; starts another when none is ready or all ready ones are busy. */
+  private pick(): RecoveryThread | undefined {
     let best: RecoveryThread | undefined;
+    let freeSlot: number | undefined;
+    let starting = false;
     for (let slot = 0; slot < this.slots.length; slot++) {
-      const thread = this.slots[slot] ?? this.start(slot);
-      if (!best || thread.tasks.size < best.tasks.size) best = thread;
-      // An idle running thread needs no company.
-      if (best.tasks.size === 0 && this.slots[slot] !== undefined) break;
+      const thread = this.slots[slot];
+      if (!thread) freeSlot ??= slot;
+      else if (!thread.ready) starting = true;
+      else if (!best || thread.tasks.size < best.tasks.size) best = thread;
     }
+    if (freeSlot !== undefined && !starting && (!best || best.tasks.size > 0)) this.start(freeSlot);
     return best;
   }
 
-  private start(slot: number): RecoveryThread {
+  private start(slot: number): void {
     const worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { viemUtils: VIEM_UTILS },
+      workerData: { viemUtils: VIEM_UTILS, warmUp: WARM_UP },
       // Short-lived BigInts only: a small heap keeps the thread's memory close to its code.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
     });
     // A thread waiting for work does not keep the process alive.
     worker.unref();
-    const thread: RecoveryThread = { worker, tasks: new Map(), idleTimer: undefined };
-    worker.on('message', ({ id, address, error }: { id: number; address?: Address; error?: string }) => {
+    const thread: RecoveryThread = { worker, ready: false, tasks: new Map(), idleTimer: undefined };
+    type Reply = { ready?: true; id: number; address?: Address; error?: string };
+    worker.on('message', ({ ready, id, address, error }: Reply) => {
+      if (ready) {
+        thread.ready = true;
+        this.idleSoon(slot, thread);
+        return;
+      }
       const task = thread.tasks.get(id);
       if (!task) return;
       thread.tasks.delete(id);
@@ -144,7 +175,6 @@ export class SignerRecovery {
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`signer recovery thread exited with code ${code}`)));
     this.slots[slot] = thread;
-    return thread;
   }
 
   private idleSoon(slot: number, thread: RecoveryThread): void {
