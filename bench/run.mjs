@@ -483,8 +483,8 @@ async function main() {
     for (const request of [smallRequest, largeRequest]) await load({ ...request, duration: 4 });
     const scaleRuns = { raw: [], small: [], large: [] };
     const scaleRounds = 3;
+    const part = Math.max(1, DURATION / scaleRounds);
     for (let round = 0; round < scaleRounds; round++) {
-      const part = Math.max(1, (DURATION * 2) / (scaleRounds * 2));
       scaleRuns.raw.push(await load({ url: raw.url, duration: part }));
       scaleRuns.small.push(await load({ ...smallRequest, duration: part }));
       scaleRuns.large.push(await load({ ...largeRequest, duration: part }));
