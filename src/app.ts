@@ -11,6 +11,7 @@ import { ApiError } from './common/errors/api-error.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
 import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS } from './common/http/security-headers.js';
+import { ResponseBatcher } from './common/http/response-batcher.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
@@ -85,6 +86,8 @@ async function buildApp(
       done();
     });
   }
+  const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));
+  fastify.addHook('onSend', (_request, _reply, payload, done) => batcher.defer(done, payload));
   fastify.addHook('preValidation', (request, _reply, done) => {
     if (exceedsDepth(request.body)) {
       done(ApiError.badRequest('body_too_deep', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`));
