@@ -120,6 +120,19 @@ function combine(runs) {
   };
 }
 
+/**
+ * Fixed-duration loads of several targets taking turns in rounds, `DURATION` in all for each, so a drift in the
+ * machine's speed hits every target alike. One combined result per target, in order.
+ */
+async function alternate(targets, rounds) {
+  const duration = Math.max(1, DURATION / rounds);
+  const runs = targets.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, target] of targets.entries()) runs[index].push(await load({ ...target, duration }));
+  }
+  return runs.map(combine);
+}
+
 async function login(url, account) {
   const nonce = await (
     await fetch(`${url}/auth/nonce`, {
@@ -221,14 +234,8 @@ async function main() {
   };
   /** Raw and service alternate in two halves, so a drift in the machine's speed hits both sides alike. */
   const sideBySide = async (name, request) => {
-    const half = Math.max(1, DURATION / 2);
-    const rawRuns = [];
-    const serviceRuns = [];
-    for (let round = 0; round < 2; round++) {
-      rawRuns.push(await load({ url: raw.url, duration: half }));
-      serviceRuns.push(await load({ ...serviceRequest(request), duration: half }));
-    }
-    record(name, combine(serviceRuns), combine(rawRuns));
+    const [rawRun, serviceRun] = await alternate([{ url: raw.url }, serviceRequest(request)], 2);
+    record(name, serviceRun, rawRun);
   };
   const serviceRequest = (request) => ({
     url: `${service.url}${request.path}`,
@@ -481,17 +488,7 @@ async function main() {
       headers: { authorization: `Bearer ${largeKey}` },
     };
     for (const request of [smallRequest, largeRequest]) await load({ ...request, duration: 4 });
-    const scaleRuns = { raw: [], small: [], large: [] };
-    const scaleRounds = 3;
-    const part = Math.max(1, DURATION / scaleRounds);
-    for (let round = 0; round < scaleRounds; round++) {
-      scaleRuns.raw.push(await load({ url: raw.url, duration: part }));
-      scaleRuns.small.push(await load({ ...smallRequest, duration: part }));
-      scaleRuns.large.push(await load({ ...largeRequest, duration: part }));
-    }
-    const rawScale = combine(scaleRuns.raw);
-    const small = combine(scaleRuns.small);
-    const large = combine(scaleRuns.large);
+    const [rawScale, small, large] = await alternate([{ url: raw.url }, smallRequest, largeRequest], 3);
     record('GET /subscriptions/status (API key), small database', small, rawScale);
     record(
       `GET /subscriptions/status (API key), ${LARGE_SUBSCRIPTIONS} subscriptions + ${LARGE_KEYS} keys`,
