@@ -8,6 +8,8 @@ WORKDIR /app
 ENV SCARF_ANALYTICS=false
 # The manifests first: the dependency layer is then rebuilt only when they change, not on every source edit.
 COPY package.json package-lock.json ./
+# The client package in sdk/ is an npm workspace: npm ci needs its manifest to lay out node_modules.
+COPY sdk/package.json ./sdk/
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src

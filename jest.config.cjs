@@ -19,7 +19,7 @@ module.exports = {
     {
       displayName: 'unit',
       testEnvironment: 'node',
-      roots: ['<rootDir>/src'],
+      roots: ['<rootDir>/src', '<rootDir>/sdk/src'],
       testMatch: ['**/*.spec.ts'],
       ...esm,
     },
