@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
-import type { AppConfig } from './app-config.js';
+import type { AppConfig } from './settings.js';
 
 /** Injection token of the validated {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,5 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { ConfigValidationError, loadAppConfig } from './app-config.js';
+import { renderConfigTable, TABLE_END, TABLE_START, withConfigTable } from './config-table.js';
+import { integer, setting } from './setting.js';
+import { SETTINGS } from './settings.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadAppConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) return error.problems;
+    throw error;
+  }
+  return [];
+}
 
 describe('loadAppConfig', () => {
   it('applies the documented defaults', () => {
@@ -8,6 +23,7 @@ describe('loadAppConfig', () => {
       port: 3000,
       host: '0.0.0.0',
       databaseUrl: undefined,
+      dataDir: resolve('./.data'),
       jwtTtlSeconds: 86_400,
       authDomain: 'localhost:3000',
       authUri: 'http://localhost:3000',
@@ -20,57 +36,103 @@ describe('loadAppConfig', () => {
       subscriptionPeriodSeconds: 2_592_000,
       webhookAllowHttp: false,
       webhookAllowPrivate: false,
+      workersEnabled: true,
       rateLimitPerMinute: undefined,
+      nodeEnv: 'development',
     });
     expect(config.operatorAddresses.size).toBe(0);
     expect(config.authVerifyThreads).toBe(Math.min(availableParallelism(), 4));
+    expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('parses typed values', () => {
     const config = loadAppConfig({
       PORT: '8080',
       COOKIE_SECURE: 'false',
+      WEBHOOK_WORKERS: 'no',
       CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
       OPERATOR_ADDRESSES: '0x52908400098527886E0F7030069857D2E4169EE7',
       DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db',
+      DATA_DIR: 'var/tollgate',
     });
     expect(config.port).toBe(8080);
     expect(config.cookieSecure).toBe(false);
+    expect(config.workersEnabled).toBe(false);
     expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect([...config.operatorAddresses]).toEqual(['0x52908400098527886e0f7030069857d2e4169ee7']);
+    expect(config.dataDir).toBe(resolve('var/tollgate'));
     expect(loadAppConfig({ AUTH_VERIFY_THREADS: '0' }).authVerifyThreads).toBe(0);
   });
 
+  it('reads an empty number, boolean or text as unset, but not an empty choice', () => {
+    const config = loadAppConfig({ PORT: '', COOKIE_SECURE: '', HOST: '', CHAIN_RPC_URL: '' });
+    expect(config).toMatchObject({ port: 3000, cookieSecure: true, host: '0.0.0.0', chainRpcUrl: undefined });
+    expect(problemsOf({ LOG_LEVEL: '' })).toEqual([
+      'LOG_LEVEL must be one of the following values: fatal, error, warn, info, debug, trace, silent',
+    ]);
+  });
+
   it('names every bad variable in one error', () => {
-    let error: unknown;
-    try {
-      loadAppConfig({
-        PORT: 'eighty',
-        JWT_SECRET: 'short',
-        COOKIE_SECURE: 'maybe',
-        DATABASE_URL: 'mysql://x',
-        OPERATOR_ADDRESSES: '0x123',
-        AUTH_VERIFY_THREADS: '-1',
-      });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(ConfigValidationError);
-    const message = (error as Error).message;
-    for (const name of [
-      'PORT',
-      'JWT_SECRET',
-      'COOKIE_SECURE',
-      'DATABASE_URL',
-      'OPERATOR_ADDRESSES',
-      'AUTH_VERIFY_THREADS',
-    ]) {
-      expect(message).toContain(name);
-    }
+    const problems = problemsOf({
+      PORT: 'eighty',
+      JWT_SECRET: 'short',
+      COOKIE_SECURE: 'maybe',
+      DATABASE_URL: 'mysql://x',
+      OPERATOR_ADDRESSES: '0x123, 0x52908400098527886E0F7030069857D2E4169EE7',
+      AUTH_VERIFY_THREADS: '-1',
+      CORS_ORIGINS: 'https://ok.example, ftp://x',
+      CHAIN_RPC_URL: 'ws://node',
+    });
+    expect(problems).toEqual([
+      'PORT must be an integer number',
+      'DATABASE_URL must be a postgres:// connection URL',
+      'JWT_SECRET must be at least 32 bytes long',
+      'CHAIN_RPC_URL must be a URL address',
+      'AUTH_VERIFY_THREADS must not be less than 0',
+      'COOKIE_SECURE must be a boolean value',
+      'CORS_ORIGINS: not origins (scheme://host[:port]): ftp://x',
+      'OPERATOR_ADDRESSES: not wallet addresses: 0x123',
+    ]);
+  });
+
+  it('checks bounds on both sides', () => {
+    expect(problemsOf({ PORT: '65536', DATABASE_POOL_SIZE: '0' })).toEqual([
+      'PORT must not be greater than 65535',
+      'DATABASE_POOL_SIZE must not be less than 1',
+    ]);
   });
 
   it('requires JWT_SECRET in production', () => {
-    expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'JWT_SECRET: required when NODE_ENV=production (at least 32 bytes)',
+    ]);
     expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toHaveLength(32);
+  });
+});
+
+describe('settings declarations', () => {
+  it('name each variable once', () => {
+    const names = Object.values(SETTINGS).map((declared) => declared.env);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('render one table row per setting with its default and meaning', () => {
+    const table = renderConfigTable({
+      limit: setting({ env: 'LIMIT', parse: integer(), default: 5, doc: 'How many | at most.' }),
+      url: setting<number | undefined>({ env: 'URL', parse: integer(), default: undefined, doc: 'Where.' }),
+    } as never);
+    expect(table.split('\n')).toEqual([
+      '| Variable | Default | Meaning              |',
+      '| -------- | ------- | -------------------- |',
+      '| `LIMIT`  | `5`     | How many \\| at most. |',
+      '| `URL`    | unset   | Where.               |',
+    ]);
+  });
+
+  it('are what README.md documents (run `npm run docs:config` when this fails)', () => {
+    const readme = readFileSync(resolve('README.md'), 'utf8');
+    expect(readme).toContain(TABLE_START);
+    expect(readme).toContain(TABLE_END);
+    expect(withConfigTable(readme)).toBe(readme);
   });
 });

@@ -1,0 +1,41 @@
+import type { Setting } from './setting.js';
+import { SETTINGS } from './settings.js';
+
+export const TABLE_START =
+  '<!-- config-table:start (generated from src/config/settings.ts: npm run docs:config) -->';
+export const TABLE_END = '<!-- config-table:end -->';
+
+function defaultCell(declared: Setting<unknown>): string {
+  if (declared.defaultDoc !== undefined) return declared.defaultDoc;
+  if (typeof declared.default === 'function') {
+    throw new Error(`${declared.env}: a computed default needs a defaultDoc`);
+  }
+  return declared.default === undefined ? 'unset' : `\`${String(declared.default)}\``;
+}
+
+/** The README's configuration table, one row per setting, aligned the way prettier aligns Markdown tables. */
+export function renderConfigTable(settings: Record<string, Setting<unknown>> = SETTINGS): string {
+  const rows = [
+    ['Variable', 'Default', 'Meaning'],
+    ...Object.values(settings).map((declared) => [
+      `\`${declared.env}\``,
+      defaultCell(declared),
+      declared.doc,
+    ]),
+  ].map((row) => row.map((cell) => cell.replaceAll('|', '\\|')));
+  const widths = rows[0]!.map((_, column) => Math.max(3, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
+  const [header, ...body] = rows;
+  return [line(header!), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)].join('\n');
+}
+
+/** `readme` with the text between the table markers replaced by the current table. */
+export function withConfigTable(readme: string): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start === -1 || end < start) {
+    throw new Error(`README.md lacks the configuration table markers (${TABLE_START} … ${TABLE_END})`);
+  }
+  return `${readme.slice(0, start + TABLE_START.length)}\n\n${renderConfigTable()}\n\n${readme.slice(end)}`;
+}

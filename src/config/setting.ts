@@ -1,0 +1,116 @@
+import { resolve } from 'node:path';
+import { isURL } from 'class-validator';
+
+/** A bad value, reported with every other bad value in one message (the text names the variable). */
+export class InvalidSetting extends Error {}
+
+/**
+ * Turns the variable's raw text into its value; `undefined` means "unset, use the default". Throws
+ * {@link InvalidSetting} for a value it refuses. `name` is the variable, for the message.
+ */
+export type Parser<T> = (raw: string, name: string) => T | undefined;
+
+/** One setting, described once: the typed AppConfig, the validation and the README table all come from it. */
+export interface Setting<T> {
+  /** The environment variable. */
+  readonly env: string;
+  readonly parse: Parser<T>;
+  /** Used when the variable is unset (or empty, for the parsers that say so); a function when computed at start. */
+  readonly default: T | (() => T);
+  /** The README's "Default" cell, when the default is computed or not worth printing as a literal. */
+  readonly defaultDoc?: string;
+  /** The README's "Meaning" cell (Markdown, one line). */
+  readonly doc: string;
+}
+
+/** Identity with inference: declares a setting whose value type is what `parse` and `default` produce. */
+export function setting<T>(declaration: Setting<T>): Setting<T> {
+  return declaration;
+}
+
+function invalid(message: string): never {
+  throw new InvalidSetting(message);
+}
+
+/** An integer within bounds; empty means unset. */
+export function integer({ min, max }: { min?: number; max?: number } = {}): Parser<number> {
+  return (raw, name) => {
+    const text = raw.trim();
+    if (text === '') return undefined;
+    if (!/^-?\d+$/.test(text)) invalid(`${name} must be an integer number`);
+    const value = Number(text);
+    if (min !== undefined && value < min) invalid(`${name} must not be less than ${min}`);
+    if (max !== undefined && value > max) invalid(`${name} must not be greater than ${max}`);
+    return value;
+  };
+}
+
+/** true/1/yes or false/0/no, any case; empty means unset. */
+export function boolean(): Parser<boolean> {
+  return (raw, name) => {
+    const text = raw.trim().toLowerCase();
+    if (text === '') return undefined;
+    if (['true', '1', 'yes'].includes(text)) return true;
+    if (['false', '0', 'no'].includes(text)) return false;
+    return invalid(`${name} must be a boolean value`);
+  };
+}
+
+/** Any text, optionally matching a pattern; empty means unset. */
+export function text({ pattern, message }: { pattern?: RegExp; message?: string } = {}): Parser<string> {
+  return (raw, name) => {
+    if (raw === '') return undefined;
+    if (pattern && !pattern.test(raw)) invalid(message ?? `${name} must match ${pattern}`);
+    return raw;
+  };
+}
+
+/** Text of at least `min` characters; empty means unset. */
+export function secret({ min }: { min: number }): Parser<string> {
+  return (raw, name) => {
+    if (raw === '') return undefined;
+    if (raw.length < min) invalid(`${name} must be at least ${min} bytes long`);
+    return raw;
+  };
+}
+
+/** One of a fixed set of words. Empty is not one of them, so it is refused rather than read as unset. */
+export function oneOf<const Word extends string>(words: readonly Word[]): Parser<Word> {
+  return (raw, name) =>
+    (words as readonly string[]).includes(raw)
+      ? (raw as Word)
+      : invalid(`${name} must be one of the following values: ${words.join(', ')}`);
+}
+
+/** An absolute URL (any scheme unless `protocols` is given); empty means unset. */
+export function url({ protocols, message }: { protocols?: string[]; message?: string } = {}): Parser<string> {
+  return (raw, name) => {
+    if (raw === '') return undefined;
+    if (!isURL(raw, { require_tld: false, require_protocol: true, ...(protocols ? { protocols } : {}) })) {
+      invalid(message ?? `${name} must be a URL address`);
+    }
+    return raw;
+  };
+}
+
+/** A directory, resolved against the working directory at start; empty means unset. */
+export function directory(): Parser<string> {
+  return (raw) => (raw === '' ? undefined : resolve(raw));
+}
+
+/**
+ * A comma-separated list; blanks around items are dropped. `item` returns the stored form of an item, or undefined
+ * for a bad one: every bad item is named in one message.
+ */
+export function list<Item>(item: (text: string) => Item | undefined, what: string): Parser<Item[]> {
+  return (raw, name) => {
+    const items = raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0);
+    const parsed = items.map(item);
+    const bad = items.filter((_, index) => parsed[index] === undefined);
+    if (bad.length > 0) invalid(`${name}: not ${what}: ${bad.join(', ')}`);
+    return parsed as Item[];
+  };
+}

@@ -1,0 +1,223 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { getAddress, isAddress } from 'viem';
+import {
+  boolean,
+  directory,
+  integer,
+  list,
+  oneOf,
+  secret,
+  setting,
+  text,
+  url,
+  type Setting,
+} from './setting.js';
+
+const ORIGIN = /^https?:\/\/[^/\s]+$/;
+
+/**
+ * Every setting of the service, each described once. `AppConfig` (its type and its values), the validation at start
+ * and the README's configuration table are all derived from this list.
+ *
+ * To add a setting, add one entry here: the AppConfig key, then `setting({ env, parse, default, doc })` with a
+ * parser from `./setting.ts` (or a new one there). Then run `npm run docs:config` to rewrite the README table; a
+ * unit test fails while the table is stale. The order here is the table's order.
+ */
+export const SETTINGS = {
+  port: setting({
+    env: 'PORT',
+    parse: integer({ min: 0, max: 65535 }),
+    default: 3000,
+    doc: 'Port the HTTP server listens on.',
+  }),
+  host: setting({
+    env: 'HOST',
+    parse: text(),
+    default: '0.0.0.0',
+    doc: 'Address the HTTP server listens on.',
+  }),
+  databaseUrl: setting<string | undefined>({
+    env: 'DATABASE_URL',
+    parse: text({
+      pattern: /^postgres(ql)?:\/\/.+/,
+      message: 'DATABASE_URL must be a postgres:// connection URL',
+    }),
+    default: undefined,
+    doc: '`postgres://…` of an external PostgreSQL (13 or newer). Unset: an embedded PostgreSQL is started in `DATA_DIR`.',
+  }),
+  databasePoolSize: setting({
+    env: 'DATABASE_POOL_SIZE',
+    parse: integer({ min: 1, max: 500 }),
+    default: 10,
+    doc: 'Connections per process.',
+  }),
+  dataDir: setting({
+    env: 'DATA_DIR',
+    parse: directory(),
+    default: () => resolve('./.data'),
+    defaultDoc: '`./.data`',
+    doc: 'Embedded PostgreSQL data, and the generated JWT secret when `JWT_SECRET` is unset.',
+  }),
+  nodeEnv: setting({
+    env: 'NODE_ENV',
+    parse: oneOf(['development', 'production', 'test']),
+    default: 'development',
+    doc: '`production` makes `JWT_SECRET` mandatory.',
+  }),
+  jwtSecret: setting<string | undefined>({
+    env: 'JWT_SECRET',
+    parse: secret({ min: 32 }),
+    default: undefined,
+    defaultDoc: 'generated once into `DATA_DIR`',
+    doc: 'HS256 key for session tokens, at least 32 bytes. Required in production.',
+  }),
+  jwtTtlSeconds: setting({
+    env: 'JWT_TTL_SECONDS',
+    parse: integer({ min: 60, max: 31_536_000 }),
+    default: 86_400,
+    doc: 'Session lifetime.',
+  }),
+  authDomain: setting({
+    env: 'AUTH_DOMAIN',
+    parse: text({
+      pattern: /^[^\s/]+$/,
+      message: 'AUTH_DOMAIN must be a host with an optional port, such as app.example.com',
+    }),
+    default: 'localhost:3000',
+    doc: 'EIP-4361 `domain` of the sign-in message.',
+  }),
+  authUri: setting({
+    env: 'AUTH_URI',
+    parse: url({ message: 'AUTH_URI must be an absolute URI' }),
+    default: 'http://localhost:3000',
+    doc: 'EIP-4361 `uri`; its origin is also trusted for cookie requests.',
+  }),
+  authChainId: setting({
+    env: 'AUTH_CHAIN_ID',
+    parse: integer({ min: 1 }),
+    default: 1,
+    doc: 'EIP-4361 chain id.',
+  }),
+  authNonceTtlSeconds: setting({
+    env: 'AUTH_NONCE_TTL_SECONDS',
+    parse: integer({ min: 10, max: 86_400 }),
+    default: 600,
+    doc: 'Lifetime of a login challenge (single use, at most 5 outstanding per address).',
+  }),
+  authRequireSiwe: setting({
+    env: 'AUTH_REQUIRE_SIWE',
+    parse: boolean(),
+    default: false,
+    doc: '`true`: only a signature over the full EIP-4361 message is accepted, not over the bare nonce.',
+  }),
+  chainRpcUrl: setting<string | undefined>({
+    env: 'CHAIN_RPC_URL',
+    parse: url({ protocols: ['http', 'https'] }),
+    default: undefined,
+    doc: 'JSON-RPC endpoint for smart-wallet signatures (ERC-1271, ERC-6492). Unset: they cannot be checked and fail closed.',
+  }),
+  chainRpcTimeoutMs: setting({
+    env: 'CHAIN_RPC_TIMEOUT_MS',
+    parse: integer({ min: 100, max: 60_000 }),
+    default: 5000,
+    doc: 'Timeout of one chain check.',
+  }),
+  authVerifyThreads: setting({
+    env: 'AUTH_VERIFY_THREADS',
+    parse: integer({ min: 0, max: 64 }),
+    default: () => Math.min(availableParallelism(), 4),
+    defaultDoc: 'cores, at most 4',
+    doc: 'Worker threads that recover EOA signers for `POST /auth/verify` (started with the first login, stopped after 30 s idle); `0` recovers on the event loop.',
+  }),
+  cookieSecure: setting({
+    env: 'COOKIE_SECURE',
+    parse: boolean(),
+    default: true,
+    doc: '`false` drops `Secure` from the session cookie (plain-http local use).',
+  }),
+  corsOrigins: setting<readonly string[]>({
+    env: 'CORS_ORIGINS',
+    parse: list((item) => (ORIGIN.test(item) ? item : undefined), 'origins (scheme://host[:port])'),
+    default: [],
+    defaultDoc: 'empty',
+    doc: 'Comma-separated browser origins allowed with credentials; also trusted by the cookie CSRF check.',
+  }),
+  operatorAddresses: setting<ReadonlySet<string>>({
+    env: 'OPERATOR_ADDRESSES',
+    parse: (raw, name) => {
+      const lowercase = (item: string) =>
+        isAddress(item, { strict: false }) ? getAddress(item).toLowerCase() : undefined;
+      return new Set(list(lowercase, 'wallet addresses')(raw, name));
+    },
+    default: new Set(),
+    defaultDoc: 'empty',
+    doc: "Comma-separated wallets that may read and manage any address's subscription (and so may their keys).",
+  }),
+  subscriptionPeriodSeconds: setting({
+    env: 'SUBSCRIPTION_PERIOD_SECONDS',
+    parse: integer({ min: 1 }),
+    default: 2_592_000,
+    doc: 'Length of a prepaid period (30 days).',
+  }),
+  paymentGateway: setting({
+    env: 'PAYMENT_GATEWAY',
+    parse: oneOf(['default']),
+    default: 'default',
+    doc: 'Payment adapter for renewals (see "Payments").',
+  }),
+  webhookAllowHttp: setting({
+    env: 'WEBHOOK_ALLOW_HTTP',
+    parse: boolean(),
+    default: false,
+    doc: 'Allow plain `http://` webhook URLs (development).',
+  }),
+  webhookAllowPrivate: setting({
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    parse: boolean(),
+    default: false,
+    doc: 'Allow webhook URLs that resolve to private, loopback or link-local addresses (development, tests).',
+  }),
+  workersEnabled: setting({
+    env: 'WEBHOOK_WORKERS',
+    parse: boolean(),
+    default: true,
+    doc: 'Run the background workers (webhook delivery, expiry sweep) in this process. `false` for API-only instances.',
+  }),
+  rateLimitPerMinute: setting<number | undefined>({
+    env: 'RATE_LIMIT_PER_MINUTE',
+    parse: integer({ min: 1 }),
+    default: undefined,
+    doc: 'Reserved: no rate limit is enforced (the interface announces none).',
+  }),
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    doc: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`.',
+  }),
+  webConcurrency: setting({
+    env: 'WEB_CONCURRENCY',
+    parse: integer({ min: 1, max: 64 }),
+    default: 1,
+    doc: 'Worker processes (node cluster) on one machine.',
+  }),
+} satisfies Record<string, Setting<unknown>>;
+
+/** The validated, typed configuration every module reads. Built once at start and never mutated. */
+export type AppConfig = {
+  readonly [Key in keyof typeof SETTINGS]: (typeof SETTINGS)[Key] extends Setting<infer Value>
+    ? Value
+    : never;
+};
+
+/**
+ * Rules across settings, checked once every setting parsed: each returns a problem (naming its variables) or
+ * nothing.
+ */
+export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefined> = [
+  (config) =>
+    config.nodeEnv === 'production' && !config.jwtSecret
+      ? 'JWT_SECRET: required when NODE_ENV=production (at least 32 bytes)'
+      : undefined,
+];
