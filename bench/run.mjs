@@ -14,12 +14,15 @@ import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
+import { benchDelivery, NOISE_LIMIT, spread } from './delivery.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
 const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
 const JWT_SECRET = randomBytes(48).toString('base64url');
+/** Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale. */
+const CASES = new Set((process.env.BENCH_CASES ?? 'reads,renew,delivery,verify,scale').split(','));
 const root = new URL('..', import.meta.url).pathname;
 /** The node flags of `npm run start:prod`: the service is measured the way it runs in production. */
 const NODE_FLAGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -64,25 +67,6 @@ async function startService(databaseUrl, env = {}) {
   };
 }
 
-/** A local webhook receiver that notes when each renewal's event arrives (keyed by the new period end). */
-async function startReceiver() {
-  const { createServer: createHttpServer } = await import('node:http');
-  const arrivals = new Map();
-  const server = createHttpServer((request, response) => {
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', () => {
-      const at = performance.now();
-      const event = JSON.parse(Buffer.concat(chunks).toString());
-      if (!arrivals.has(event.data.currentPeriodEnd)) arrivals.set(event.data.currentPeriodEnd, at);
-      response.end();
-    });
-  });
-  const port = await freePort();
-  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${port}/hook`, arrivals, close: () => server.close() };
-}
-
 async function startRaw() {
   const port = await freePort();
   const child = fork(join(root, 'bench/raw-server.mjs'), { env: { PORT: String(port) } });
@@ -110,13 +94,14 @@ async function load(options) {
   };
 }
 
-/** Runs of equal length combined: mean rate, worst percentiles, all errors. */
+/** Runs of equal length combined: mean rate, worst percentiles, all errors, and how far the rate moved. */
 function combine(runs) {
   return {
     rps: Math.round(runs.reduce((sum, run) => sum + run.rps, 0) / runs.length),
     p50: Math.max(...runs.map((run) => run.p50)),
     p99: Math.max(...runs.map((run) => run.p99)),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    rounds: runs.map((run) => run.rps),
   };
 }
 
@@ -213,19 +198,24 @@ async function main() {
   await runMigrations(database.url);
   const raw = await startRaw();
   const owner = privateKeyToAccount(generatePrivateKey());
-  const receiver = await startReceiver();
   const service = await startService(database.url, {
     OPERATOR_ADDRESSES: owner.address,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
   });
   const results = [];
-  const record = (name, serviceRun, rawRun, extra = {}) => {
+  // The baseline's own noise: how far its rate moved between rounds; a ratio is unreliable past NOISE_LIMIT.
+  const record = (name, { rounds, ...serviceRun }, rawRun, extra = {}) => {
+    const noise = rawRun?.rounds?.length > 1 ? spread(rawRun.rounds) : null;
     const row = {
       name,
       ...serviceRun,
       rawRps: rawRun?.rps ?? null,
       ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null,
+      rounds: rounds ?? null,
+      baselineRounds: rawRun?.rounds ?? null,
+      baselineSpread: noise?.spread ?? null,
+      unreliable: noise ? noise.spread > NOISE_LIMIT : null,
       serviceRssMb: rssMb(service.child.pid),
       ...extra,
     };
@@ -264,257 +254,239 @@ async function main() {
       ],
       ['GET /subscriptions/status (cookie)', { path: statusPath, headers: { cookie: session.cookie } }],
     ];
-    // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
-    // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
-    await load({ url: raw.url, duration: 2 });
-    for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
-
-    for (const [name, request] of reads) await sideBySide(name, request);
-
-    // Renew under contention (one address) and spread (a new address per request, as an operator would).
-    const renewOne = await load({
-      url: `${service.url}/subscriptions/renew`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
-      body: JSON.stringify({}),
-    });
-    record('POST /subscriptions/renew (one address, row lock contention)', renewOne, null);
-    let spread = 0;
-    const renewMany = await load({
-      url: `${service.url}/subscriptions/renew`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
-      requests: [
-        {
-          setupRequest: (request) => ({
-            ...request,
-            body: JSON.stringify({ address: `0x${(0xbe0000000 + spread++).toString(16).padStart(40, '0')}` }),
-          }),
-        },
-      ],
-    });
-    record('POST /subscriptions/renew (a new address each, operator key)', renewMany, null);
-
-    // Webhook delivery: throughput to a local receiver, and the time from commit (the renew's answer) to arrival.
-    await fetch(`${service.url}/webhooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
-      body: JSON.stringify({ url: receiver.url, events: ['subscription.renewed'] }),
-    });
-    const deliveries = Number(process.env.BENCH_DELIVERIES ?? 500);
-    const committedAt = new Map();
-    receiver.arrivals.clear();
-    const started = performance.now();
-    let nextRenewal = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (nextRenewal < deliveries) {
-          nextRenewal++;
-          const response = await fetch(`${service.url}/subscriptions/renew`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
-            body: JSON.stringify({}),
-          });
-          committedAt.set((await response.json()).currentPeriodEnd, performance.now());
-        }
-      }),
-    );
-    const undelivered = () =>
-      [...committedAt.keys()].filter((periodEnd) => !receiver.arrivals.has(periodEnd)).length;
-    while (undelivered() > 0 && performance.now() - started < 120_000) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    if (CASES.has('reads')) {
+      // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
+      // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
+      await load({ url: raw.url, duration: 2 });
+      for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
+      for (const [name, request] of reads) await sideBySide(name, request);
     }
-    const elapsed = (performance.now() - started) / 1000;
-    const latencies = [...receiver.arrivals]
-      .map(([periodEnd, at]) => at - committedAt.get(periodEnd))
-      .filter((value) => Number.isFinite(value))
-      .sort((a, b) => a - b);
-    const pick = (q) =>
-      +(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN).toFixed(1);
-    record(
-      'webhook deliveries (renew → local receiver)',
-      {
-        rps: Math.round((committedAt.size - undelivered()) / elapsed),
-        p50: pick(0.5),
-        p99: pick(0.99),
-        errors: undelivered(),
-      },
-      null,
-      { note: 'p50/p99 = commit → receiver, ms' },
-    );
 
-    // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand. The service
-    // as configured (signers recovered on worker threads, AUTH_VERIFY_THREADS defaults to the cores, at most 4) and
-    // a second instance on the same database with recovery on its event loop (AUTH_VERIFY_THREADS=0).
-    inLoop = await startService(database.url, { AUTH_VERIFY_THREADS: '0', WEBHOOK_WORKERS: 'false' });
-    const ROUNDS = 3;
-    const PER_RUN = Number(process.env.BENCH_VERIFY_PER_RUN ?? 800);
-    const samples = [];
-    const MIXED = Number(process.env.BENCH_VERIFY_MIXED ?? 600);
-    for (let i = 0; i < ROUNDS * PER_RUN * 2 + MIXED * 2; i++) {
-      const account = privateKeyToAccount(generatePrivateKey());
-      const nonce = await (
-        await fetch(`${service.url}/auth/nonce`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ address: account.address }),
-        })
-      ).json();
-      samples.push({
-        address: account.address,
-        message: nonce.message,
-        signature: await account.signMessage({ message: nonce.message }),
+    if (CASES.has('renew')) {
+      // Renew under contention (one address) and spread (a new address per request, as an operator would).
+      const renewOne = await load({
+        url: `${service.url}/subscriptions/renew`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
+        body: JSON.stringify({}),
       });
+      record('POST /subscriptions/renew (one address, row lock contention)', renewOne, null);
+      let next = 0;
+      const renewMany = await load({
+        url: `${service.url}/subscriptions/renew`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${manageKey}` },
+        requests: [
+          {
+            setupRequest: (request) => ({
+              ...request,
+              body: JSON.stringify({ address: `0x${(0xbe0000000 + next++).toString(16).padStart(40, '0')}` }),
+            }),
+          },
+        ],
+      });
+      record('POST /subscriptions/renew (a new address each, operator key)', renewMany, null);
     }
-    // Baseline and both services alternate in rounds, so a drift in the machine's speed (it is shared) hits all
-    // alike; each side's rate is its total work over its total time.
-    const baseline = { done: 0, seconds: 0 };
-    const served = new Map([
-      [service, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
-      [inLoop, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
-    ]);
-    let next = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const base = await verifyBaseline(samples, DURATION / ROUNDS);
-      baseline.done += base.done;
-      baseline.seconds += base.seconds;
-      for (const [instance, totals] of served) {
-        // Timed from the first request to the last answer: autocannon's own duration for a fixed amount of
-        // requests ends on its next one-second tick, which understated this rate by up to a third.
-        const started = performance.now();
-        let lastAnswer = started;
-        const result = await new Promise((resolve, reject) => {
-          const run = autocannon(
+
+    if (CASES.has('delivery')) {
+      // Sustained renewals, each owed to a webhook, against pgbench's limit on the same database (bench/delivery.mjs).
+      const rows = await benchDelivery({
+        root,
+        nodeFlags: NODE_FLAGS,
+        adminUrl: database.url,
+        startService,
+        login,
+        createKey,
+        operator: owner,
+        jwtSecret: JWT_SECRET,
+      });
+      for (const { rawRps, ratio, ...row } of rows) {
+        results.push({ ...row, rawRps, ratio });
+        console.log(JSON.stringify(row));
+      }
+    }
+
+    if (CASES.has('verify')) {
+      // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand. The service
+      // as configured (signers recovered on worker threads, AUTH_VERIFY_THREADS defaults to the cores, at most 4) and
+      // a second instance on the same database with recovery on its event loop (AUTH_VERIFY_THREADS=0).
+      inLoop = await startService(database.url, { AUTH_VERIFY_THREADS: '0', WEBHOOK_WORKERS: 'false' });
+      const ROUNDS = 3;
+      const PER_RUN = Number(process.env.BENCH_VERIFY_PER_RUN ?? 800);
+      const samples = [];
+      const MIXED = Number(process.env.BENCH_VERIFY_MIXED ?? 600);
+      for (let i = 0; i < ROUNDS * PER_RUN * 2 + MIXED * 2; i++) {
+        const account = privateKeyToAccount(generatePrivateKey());
+        const nonce = await (
+          await fetch(`${service.url}/auth/nonce`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ address: account.address }),
+          })
+        ).json();
+        samples.push({
+          address: account.address,
+          message: nonce.message,
+          signature: await account.signMessage({ message: nonce.message }),
+        });
+      }
+      // Baseline and both services alternate in rounds, so a drift in the machine's speed (it is shared) hits all
+      // alike; each side's rate is its total work over its total time.
+      const baseline = { done: 0, seconds: 0, rounds: [] };
+      const served = new Map([
+        [service, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
+        [inLoop, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
+      ]);
+      let next = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const base = await verifyBaseline(samples, DURATION / ROUNDS);
+        baseline.rounds.push(Math.round(base.done / base.seconds));
+        baseline.done += base.done;
+        baseline.seconds += base.seconds;
+        for (const [instance, totals] of served) {
+          // Timed from the first request to the last answer: autocannon's own duration for a fixed amount of
+          // requests ends on its next one-second tick, which understated this rate by up to a third.
+          const started = performance.now();
+          let lastAnswer = started;
+          const result = await new Promise((resolve, reject) => {
+            const run = autocannon(
+              {
+                url: `${instance.url}/auth/verify`,
+                method: 'POST',
+                connections: CONNECTIONS,
+                headers: { 'content-type': 'application/json' },
+                amount: PER_RUN,
+                requests: [
+                  { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
+                ],
+              },
+              (error, finished) => (error ? reject(error) : resolve(finished)),
+            );
+            run.on('response', () => (lastAnswer = performance.now()));
+          });
+          totals.done += result.requests.total;
+          totals.seconds += (lastAnswer - started) / 1000;
+          totals.p50.push(result.latency.p50);
+          totals.p99.push(result.latency.p99);
+          totals.errors += result.errors + result.timeouts + (result.non2xx ?? 0);
+        }
+      }
+      // What a burst of logins does to everything else an instance serves: status reads (8 connections) while logins
+      // run (32 connections), on each instance. On the event loop, every login holds every other request for the
+      // whole recovery.
+      const mixed = new Map();
+      for (const instance of [service, inLoop]) {
+        const logins = new Promise((resolve, reject) =>
+          autocannon(
             {
               url: `${instance.url}/auth/verify`,
               method: 'POST',
               connections: CONNECTIONS,
               headers: { 'content-type': 'application/json' },
-              amount: PER_RUN,
+              amount: MIXED,
               requests: [
                 { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
               ],
             },
             (error, finished) => (error ? reject(error) : resolve(finished)),
-          );
-          run.on('response', () => (lastAnswer = performance.now()));
+          ),
+        );
+        const reads = await load({
+          url: `${instance.url}${statusPath}`,
+          headers: { authorization: `Bearer ${key}` },
+          connections: 8,
+          duration: 2,
         });
-        totals.done += result.requests.total;
-        totals.seconds += (lastAnswer - started) / 1000;
-        totals.p50.push(result.latency.p50);
-        totals.p99.push(result.latency.p99);
-        totals.errors += result.errors + result.timeouts + (result.non2xx ?? 0);
+        await logins;
+        mixed.set(instance, reads);
+      }
+      await inLoop.stop();
+      const baselineRate = { rps: Math.round(baseline.done / baseline.seconds), rounds: baseline.rounds };
+      for (const [instance, totals] of served) {
+        record(
+          instance === service
+            ? 'POST /auth/verify (EOA) vs in-process verifyMessage'
+            : 'POST /auth/verify (EOA), recovery on the event loop (AUTH_VERIFY_THREADS=0)',
+          {
+            rps: Math.round(totals.done / totals.seconds),
+            p50: Math.max(...totals.p50),
+            p99: Math.max(...totals.p99),
+            errors: totals.errors,
+          },
+          baselineRate,
+          { baseline: 'viem verifyMessage in-process' },
+        );
+      }
+      for (const [instance, reads] of mixed) {
+        record(
+          instance === service
+            ? 'GET /subscriptions/status (API key) during a login burst'
+            : 'GET /subscriptions/status (API key) during a login burst, recovery on the event loop',
+          reads,
+          null,
+        );
       }
     }
-    // What a burst of logins does to everything else an instance serves: status reads (8 connections) while logins
-    // run (32 connections), on each instance. On the event loop, every login holds every other request for the
-    // whole recovery.
-    const mixed = new Map();
-    for (const instance of [service, inLoop]) {
-      const logins = new Promise((resolve, reject) =>
-        autocannon(
-          {
-            url: `${instance.url}/auth/verify`,
-            method: 'POST',
-            connections: CONNECTIONS,
-            headers: { 'content-type': 'application/json' },
-            amount: MIXED,
-            requests: [
-              { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
-            ],
-          },
-          (error, finished) => (error ? reject(error) : resolve(finished)),
-        ),
-      );
-      const reads = await load({
-        url: `${instance.url}${statusPath}`,
-        headers: { authorization: `Bearer ${key}` },
-        connections: 8,
-        duration: 2,
+
+    if (CASES.has('scale')) {
+      // Scale of data, side by side: a second instance on a second database that holds a million subscriptions and
+      // 100 000 keys (vacuumed, analysed and checkpointed before it starts), alternating with raw and with the first
+      // instance (a few thousand rows) in rounds, so a drift in the machine's speed hits all three alike. Measured one
+      // after the other a minute apart, as earlier benches did, the machine's drift alone moved the figure by ±40 %.
+      const largeUrl = new URL(database.url);
+      largeUrl.pathname = '/tollgate_large';
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      await admin.query('CREATE DATABASE tollgate_large');
+      await admin.end();
+      await runMigrations(largeUrl.href);
+      await seedBulk(largeUrl.href, LARGE_SUBSCRIPTIONS, LARGE_KEYS);
+      largeInstance = await startService(largeUrl.href, {
+        OPERATOR_ADDRESSES: owner.address,
+        WEBHOOK_WORKERS: 'false',
       });
-      await logins;
-      mixed.set(instance, reads);
-    }
-    await inLoop.stop();
-    const baselineRate = { rps: Math.round(baseline.done / baseline.seconds) };
-    for (const [instance, totals] of served) {
+      const largeSession = await login(largeInstance.url, owner);
+      const largeKey = await createKey(largeInstance.url, largeSession.token, ['READ_ONLY']);
+      // The same answer on both sides: an active subscription.
+      await renew(largeInstance.url, largeSession.token, owner.address);
+      const smallRequest = {
+        url: `${service.url}${statusPath}`,
+        headers: { authorization: `Bearer ${key}` },
+      };
+      const largeRequest = {
+        url: `${largeInstance.url}${statusPath}`,
+        headers: { authorization: `Bearer ${largeKey}` },
+      };
+      for (const request of [smallRequest, largeRequest]) await load({ ...request, duration: 4 });
+      const [rawScale, small, large] = await alternate([{ url: raw.url }, smallRequest, largeRequest], 3);
+      record('GET /subscriptions/status (API key), small database', small, rawScale);
       record(
-        instance === service
-          ? 'POST /auth/verify (EOA) vs in-process verifyMessage'
-          : 'POST /auth/verify (EOA), recovery on the event loop (AUTH_VERIFY_THREADS=0)',
-        {
-          rps: Math.round(totals.done / totals.seconds),
-          p50: Math.max(...totals.p50),
-          p99: Math.max(...totals.p99),
-          errors: totals.errors,
-        },
-        baselineRate,
-        { baseline: 'viem verifyMessage in-process', rounds: ROUNDS },
+        `GET /subscriptions/status (API key), ${LARGE_SUBSCRIPTIONS} subscriptions + ${LARGE_KEYS} keys`,
+        large,
+        rawScale,
+        { vsSmall: +(large.rps / small.rps).toFixed(3) },
       );
-    }
-    for (const [instance, reads] of mixed) {
+      // A key never seen by that instance: the first request looks it up in the 100 000-key index.
+      const freshKeys = [];
+      for (let i = 0; i < 200; i++) {
+        freshKeys.push(await createKey(largeInstance.url, largeSession.token, ['READ_ONLY']));
+      }
+      const coldStarted = performance.now();
+      for (const fresh of freshKeys) {
+        await fetch(`${largeInstance.url}${statusPath}`, { headers: { authorization: `Bearer ${fresh}` } });
+      }
       record(
-        instance === service
-          ? 'GET /subscriptions/status (API key) during a login burst'
-          : 'GET /subscriptions/status (API key) during a login burst, recovery on the event loop',
-        reads,
+        'first use of a key among 100 000 (uncached lookup), sequential',
+        {
+          rps: Math.round(freshKeys.length / ((performance.now() - coldStarted) / 1000)),
+          p50: null,
+          p99: null,
+          errors: 0,
+        },
         null,
       );
     }
 
-    // Scale of data, side by side: a second instance on a second database that holds a million subscriptions and
-    // 100 000 keys (vacuumed, analysed and checkpointed before it starts), alternating with raw and with the first
-    // instance (a few thousand rows) in rounds, so a drift in the machine's speed hits all three alike. Measured one
-    // after the other a minute apart, as earlier benches did, the machine's drift alone moved the figure by ±40 %.
-    const largeUrl = new URL(database.url);
-    largeUrl.pathname = '/tollgate_large';
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE tollgate_large');
-    await admin.end();
-    await runMigrations(largeUrl.href);
-    await seedBulk(largeUrl.href, LARGE_SUBSCRIPTIONS, LARGE_KEYS);
-    largeInstance = await startService(largeUrl.href, {
-      OPERATOR_ADDRESSES: owner.address,
-      WEBHOOK_WORKERS: 'false',
-    });
-    const largeSession = await login(largeInstance.url, owner);
-    const largeKey = await createKey(largeInstance.url, largeSession.token, ['READ_ONLY']);
-    // The same answer on both sides: an active subscription.
-    await renew(largeInstance.url, largeSession.token, owner.address);
-    const smallRequest = { url: `${service.url}${statusPath}`, headers: { authorization: `Bearer ${key}` } };
-    const largeRequest = {
-      url: `${largeInstance.url}${statusPath}`,
-      headers: { authorization: `Bearer ${largeKey}` },
-    };
-    for (const request of [smallRequest, largeRequest]) await load({ ...request, duration: 4 });
-    const [rawScale, small, large] = await alternate([{ url: raw.url }, smallRequest, largeRequest], 3);
-    record('GET /subscriptions/status (API key), small database', small, rawScale);
-    record(
-      `GET /subscriptions/status (API key), ${LARGE_SUBSCRIPTIONS} subscriptions + ${LARGE_KEYS} keys`,
-      large,
-      rawScale,
-      { vsSmall: +(large.rps / small.rps).toFixed(3) },
-    );
-    // A key never seen by that instance: the first request looks it up in the 100 000-key index.
-    const freshKeys = [];
-    for (let i = 0; i < 200; i++) {
-      freshKeys.push(await createKey(largeInstance.url, largeSession.token, ['READ_ONLY']));
-    }
-    const coldStarted = performance.now();
-    for (const fresh of freshKeys) {
-      await fetch(`${largeInstance.url}${statusPath}`, { headers: { authorization: `Bearer ${fresh}` } });
-    }
-    record(
-      'first use of a key among 100 000 (uncached lookup), sequential',
-      {
-        rps: Math.round(freshKeys.length / ((performance.now() - coldStarted) / 1000)),
-        p50: null,
-        p99: null,
-        errors: 0,
-      },
-      null,
-    );
     const rss = rssMb(service.child.pid);
     const summary = {
       cores: cpus().length,
@@ -530,16 +502,34 @@ async function main() {
       join(root, 'bench/results/latest.json'),
       JSON.stringify({ summary, results }, null, 2) + '\n',
     );
+    const noise = (row) =>
+      row.baselineSpread === null || row.baselineSpread === undefined
+        ? ''
+        : `${Math.round(row.baselineSpread * 100)} %${row.unreliable ? ' (unreliable)' : ''}`;
+    const deliveryRows = results.filter((row) => row.deliveriesPerSecond !== undefined);
     const lines = [
-      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB.`,
+      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
       '',
-      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio |',
-      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} |`,
+          `| ${row.name} | ${row.rps} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} |`,
       ),
     ];
+    if (deliveryRows.length > 0) {
+      lines.push(
+        '',
+        'Webhook delivery under the renew load (req/s above = renewals/s; p50/p99 = event recorded in the renewal transaction → receiver, an upper bound of commit → receiver; worst round):',
+        '',
+        '| worker processes | renewals/s | deliveries/s during the load | queue depth at the end | s until empty | p50 ms | p99 ms | undelivered + errors | duplicates | API CPU ms / renewal | worker CPU ms / delivery |',
+        '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+        ...deliveryRows.map(
+          (row) =>
+            `| ${row.rounds[0].workers} | ${row.rps} | ${row.deliveriesPerSecond} | ${row.queueDepthAtEnd} | ${row.secondsUntilEmpty ?? 'not within 180 s'} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.duplicates} | ${row.writerCpuMsPerRenewal} | ${row.workerCpuMsPerDelivery} |`,
+        ),
+      );
+    }
     writeFileSync(join(root, 'bench/results/latest.md'), lines.join('\n') + '\n');
     console.log(lines.join('\n'));
   } finally {
@@ -547,7 +537,6 @@ async function main() {
     if (largeInstance && largeInstance.child.exitCode === null) await largeInstance.stop();
     await service.stop();
     raw.stop();
-    receiver.close();
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -81,8 +81,7 @@ describe('faults', () => {
       expect(events).toHaveLength(renewed.length);
       await until(
         () => new Set(receiver.received.map((r) => String(r.headers['webhook-id']))).size >= events.length,
-        // A delivery whose attempt died with the process is picked up again once its attempt lock and the
-        // overdue margin have passed (about 45 s at most).
+        // A delivery whose attempt died with the process is picked up again once its claim's 30 s lease is over.
         120_000,
         'every committed renewal delivered',
       );

@@ -16,8 +16,8 @@ export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as c
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /**
- * One event owed to one configuration. This row, not the job queue, is the source of truth: a job only wakes a
- * worker up, and a pending row whose job went missing is found again by the sweep.
+ * One event owed to one configuration. The pending rows are also the delivery workers' queue: a worker claims due
+ * ones (`next_attempt_at`) for the lease in `locked_until`, and a notification at commit only wakes it up sooner.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('ux_webhook_deliveries_endpoint_event', ['endpointId', 'eventId'], { unique: true })
@@ -60,7 +60,7 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null;
 
-  /** Held by whoever is attempting the delivery right now, so no two attempts of it overlap. */
+  /** The lease of whoever is attempting the delivery right now, so no two attempts of it overlap. */
   @Column({ name: 'locked_until', type: 'timestamptz', nullable: true })
   lockedUntil: Date | null;
 

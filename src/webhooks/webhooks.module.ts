@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { GuardedHttpClient } from './delivery/guarded-http.client.js';
-import { JobQueueSchema } from './delivery/job-queue-schema.js';
 import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
 import { WebhookDeliveryService } from './delivery/webhook-delivery.service.js';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
@@ -14,7 +13,7 @@ import { WebhooksService } from './webhooks.service.js';
 
 /**
  * Webhook configurations and signed, at-least-once delivery of every event to them: the outbox handler fans events
- * out in the producer's transaction, graphile-worker runs the deliveries.
+ * out into pending deliveries in the producer's transaction, and the delivery workers claim and attempt them.
  */
 @Module({
   controllers: [WebhooksController],
@@ -24,7 +23,6 @@ import { WebhooksService } from './webhooks.service.js';
     WebhookDeliveryRepository,
     WebhookDeliveryService,
     WebhookFanOut,
-    JobQueueSchema,
     WebhookDeliveryWorker,
     {
       provide: WebhookUrlGuard,

@@ -27,10 +27,7 @@ export async function workerDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
-/**
- * Empties the service's tables (the migrations table itself stays) and graphile-worker's queued jobs. Its own
- * schema bookkeeping stays, or its next start would try to install the schema over the existing tables.
- */
+/** Empties the service's tables (the migrations table itself stays). */
 export async function truncateAll(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -40,14 +37,6 @@ export async function truncateAll(url: string): Promise<void> {
        WHERE schemaname = 'public' AND tablename <> 'migrations'`,
     );
     if (rows.length > 0) await client.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')} CASCADE`);
-    const queue = await client.query(
-      `SELECT to_regclass('graphile_worker._private_jobs') IS NOT NULL AS present`,
-    );
-    if (queue.rows[0].present) {
-      await client.query(
-        'TRUNCATE graphile_worker._private_jobs, graphile_worker._private_job_queues CASCADE',
-      );
-    }
   } finally {
     await client.end();
   }

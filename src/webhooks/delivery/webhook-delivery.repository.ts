@@ -3,36 +3,17 @@ import { Database, type SqlExecutor } from '../../database/database.service.js';
 import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
 import type { DeliveryOutcome } from './guarded-http.client.js';
 
-/** The graphile-worker task that attempts one delivery; its payload is `{deliveryId}`. */
-export const WEBHOOK_DELIVERY_TASK = 'webhook_delivery';
-
-/** One job per delivery at most: adding it again moves the waiting job instead of creating a second one. */
-export function deliveryJobKey(deliveryId: string): string {
-  return `${WEBHOOK_DELIVERY_TASK}:${deliveryId}`;
-}
+/**
+ * The channel a committed fan-out notifies, so that idle workers claim its deliveries at once instead of at their
+ * next poll. A hint only: the pending rows are the queue.
+ */
+export const DELIVERY_CHANNEL = 'tollgate_webhook_deliveries';
 
 /**
- * graphile-worker's own retries only cover a task that throws (the database was unreachable); delivery failures
- * are retried on the contract's schedule by adding a new job, never by throwing.
+ * How long a claim holds a delivery: well over the client's 10 s budget, so a live attempt never loses it; a claim
+ * whose process died is taken again once it has run out.
  */
-const JOB_MAX_ATTEMPTS = 5;
-
-/** How long an attempt holds a delivery: well over the client's 10 s budget, so a live attempt never loses it. */
-const LOCK = `interval '30 seconds'`;
-
-/** A pending delivery this late, with no attempt holding it and no job waiting for it, has lost its job. */
-const OVERDUE = `interval '15 seconds'`;
-
-/** The SQL call that enqueues a delivery's job, in the caller's transaction (`id` and `runAt` are SQL). */
-function addJob(id: string, runAt: string): string {
-  return `(graphile_worker.add_job(
-      '${WEBHOOK_DELIVERY_TASK}',
-      json_build_object('deliveryId', ${id}),
-      run_at => ${runAt},
-      job_key => '${WEBHOOK_DELIVERY_TASK}:' || ${id},
-      max_attempts => ${JOB_MAX_ATTEMPTS}
-    )).id`;
-}
+const LEASE = `interval '30 seconds'`;
 
 /** A delivery that this process holds (`locked_until`) and may attempt, with what the attempt needs. */
 export interface ClaimedDelivery {
@@ -81,6 +62,13 @@ export interface AttemptRecord {
   afterFailure: AfterFailure;
 }
 
+/** A scheduled attempt that succeeded: nothing follows from it but the log line and the delivery's end. */
+export interface SuccessRecord {
+  delivery: ClaimedDelivery;
+  attemptedAt: Date;
+  outcome: DeliveryOutcome;
+}
+
 export interface WebhookAttemptRecord {
   id: string;
   deliveryId: string;
@@ -97,14 +85,15 @@ export interface WebhookAttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-/** Owns the queries of deliveries, their attempts and their jobs in graphile-worker's queue. */
+/** Owns the queries of deliveries (which are also the workers' queue) and their attempts. */
 @Injectable()
 export class WebhookDeliveryRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Creates one delivery per matching configuration and enqueues its job, all in the producer's transaction: a
-   * rolled-back change leaves neither, a committed one wakes a worker through graphile-worker's NOTIFY.
+   * Creates one delivery per matching configuration in the producer's transaction: a rolled-back change leaves none,
+   * a committed one is pending and notifies the workers (only when something was created, since a notifying commit
+   * takes PostgreSQL's notification queue lock).
    */
   async fanOut(tx: SqlExecutor, input: FanOutInput): Promise<void> {
     await tx.query(
@@ -117,14 +106,14 @@ export class WebhookDeliveryRepository {
          INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
          SELECT id, $1, $3, $4, now() FROM targets
          ON CONFLICT (endpoint_id, event_id) DO NOTHING
-         RETURNING id
+         RETURNING 1
        )
-       SELECT ${addJob('inserted.id', 'now()')} FROM inserted`,
+       SELECT pg_notify('${DELIVERY_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM inserted)`,
       [input.eventId, input.address, input.eventType, input.body, input.operators],
     );
   }
 
-  /** Creates deliveries of one event to the given configurations, already held by the caller (no job). */
+  /** Creates deliveries of one event to the given configurations, already held by the caller (no worker takes them). */
   async insertClaimed(
     tx: SqlExecutor,
     event: { id: string; type: string; body: string },
@@ -133,7 +122,7 @@ export class WebhookDeliveryRepository {
     const { rows } = await tx.query<ClaimedRow>(
       `WITH d AS (
          INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at, locked_until)
-         SELECT id, $1, $2, $3, now(), now() + ${LOCK} FROM webhook_endpoints WHERE id = ANY($4::uuid[])
+         SELECT id, $1, $2, $3, now(), now() + ${LEASE} FROM webhook_endpoints WHERE id = ANY($4::uuid[])
          RETURNING *
        )
        SELECT ${CLAIMED_COLUMNS} FROM d JOIN webhook_endpoints e ON e.id = d.endpoint_id`,
@@ -142,18 +131,27 @@ export class WebhookDeliveryRepository {
     return rows.map(claimed);
   }
 
-  /** Takes a pending delivery whose attempt is due, unless another attempt holds it. */
-  async claimDue(deliveryId: string): Promise<ClaimedDelivery | undefined> {
-    const { rows } = await this.db.query<ClaimedRow>(
-      `UPDATE webhook_deliveries d SET locked_until = now() + ${LOCK}
+  /**
+   * Takes up to `limit` pending deliveries whose attempt is due and that no live claim holds, oldest due first.
+   * `SKIP LOCKED` lets several worker processes claim at once without waiting on or taking each other's rows.
+   */
+  async claimDue(limit: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await this.db.queryPrepared<ClaimedRow>(
+      'webhook_deliveries_claim_due',
+      `UPDATE webhook_deliveries d SET locked_until = now() + ${LEASE}
        FROM webhook_endpoints e
-       WHERE d.id = $1 AND e.id = d.endpoint_id AND d.status = 'pending'
-         AND d.next_attempt_at <= now() + interval '1 second'
-         AND (d.locked_until IS NULL OR d.locked_until < now())
+       WHERE e.id = d.endpoint_id AND d.id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now()
+           AND (locked_until IS NULL OR locked_until < now())
+         ORDER BY next_attempt_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED
+       )
        RETURNING ${CLAIMED_COLUMNS}`,
-      [deliveryId],
+      [limit],
     );
-    return rows[0] && claimed(rows[0]);
+    return rows.map(claimed);
   }
 
   /** Takes one of the owner's deliveries whatever its status, for a manual re-send. */
@@ -162,7 +160,7 @@ export class WebhookDeliveryRepository {
     deliveryId: string,
   ): Promise<ClaimedDelivery | 'busy' | 'not_found'> {
     const { rows } = await this.db.query<ClaimedRow>(
-      `UPDATE webhook_deliveries d SET locked_until = now() + ${LOCK}
+      `UPDATE webhook_deliveries d SET locked_until = now() + ${LEASE}
        FROM webhook_endpoints e
        WHERE d.id = $1 AND e.id = d.endpoint_id AND e.owner_address = $2
          AND (d.locked_until IS NULL OR d.locked_until < now())
@@ -190,8 +188,8 @@ export class WebhookDeliveryRepository {
 
   /**
    * Records an attempt and everything that follows from it in one transaction: the log line, the configuration's
-   * health, the delivery's new state and, for a retry, its next job. Either all of it happens or none, so a crash
-   * here leaves the delivery pending and the sweep retries it.
+   * health and the delivery's new state (for a retry, when it is due). Either all of it happens or none, so a crash
+   * here leaves the delivery pending and claimed until its lease runs out; then a worker attempts it again.
    */
   async recordAttempt(record: AttemptRecord): Promise<WebhookDeliveryStatus> {
     const { delivery, outcome } = record;
@@ -240,14 +238,11 @@ export class WebhookDeliveryRepository {
         );
         return 'failed';
       }
-      // Scheduled in database time, as graphile-worker's run_at is, so clock skew between hosts cannot matter.
+      // Scheduled in database time, as claims compare it, so clock skew between hosts cannot matter.
       await tx.query(
-        `WITH updated AS (
-           UPDATE webhook_deliveries
-           SET status = 'pending', next_attempt_at = now() + $4 * interval '1 millisecond', ${common}
-           WHERE id = $1 RETURNING id, next_attempt_at
-         )
-         SELECT ${addJob('updated.id', 'updated.next_attempt_at')} FROM updated`,
+        `UPDATE webhook_deliveries
+         SET status = 'pending', next_attempt_at = now() + $4 * interval '1 millisecond', ${common}
+         WHERE id = $1`,
         [...last, afterFailure.retryInMs],
       );
       return 'pending';
@@ -255,27 +250,38 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Re-enqueues pending deliveries that are overdue with no attempt holding them and no runnable job: their job
-   * was lost, or its worker died (graphile-worker frees a dead worker's jobs only after four hours). The job key
-   * makes this idempotent, also when several instances sweep at once.
+   * Records successful scheduled attempts, many in one statement (so in one transaction): their log lines, their
+   * deliveries succeeded and the end of any failing streak of their configurations.
    */
-  async enqueueOverdue(limit: number): Promise<number> {
-    const { rowCount } = await this.db.query(
-      `WITH due AS (
-         SELECT d.id FROM webhook_deliveries d
-         WHERE d.status = 'pending' AND d.next_attempt_at < now() - ${OVERDUE}
-           AND (d.locked_until IS NULL OR d.locked_until < now())
-           AND NOT EXISTS (
-             SELECT 1 FROM graphile_worker.jobs j
-             WHERE j.key = '${WEBHOOK_DELIVERY_TASK}:' || d.id AND j.locked_at IS NULL AND j.attempts < j.max_attempts
-           )
-         ORDER BY d.next_attempt_at
-         LIMIT $1
+  async recordSuccesses(records: readonly SuccessRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const column = <T>(pick: (record: SuccessRecord) => T): T[] => records.map(pick);
+    await this.db.queryPrepared(
+      'webhook_deliveries_record_successes',
+      `WITH attempt AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::int[], $6::text[])
+           AS u(delivery_id, endpoint_id, attempted_at, status_code, duration_ms, response_body)
+       ), logged AS (
+         INSERT INTO webhook_attempts
+           (delivery_id, endpoint_id, attempted_at, success, status_code, duration_ms, error, response_body)
+         SELECT delivery_id, endpoint_id, attempted_at, true, status_code, duration_ms, NULL, response_body FROM attempt
+       ), delivered AS (
+         UPDATE webhook_deliveries d SET status = 'succeeded', next_attempt_at = NULL,
+           attempt_count = d.attempt_count + 1, locked_until = NULL, last_status_code = attempt.status_code,
+           last_error = NULL, updated_at = now()
+         FROM attempt WHERE d.id = attempt.delivery_id
        )
-       SELECT ${addJob('due.id', 'now()')} FROM due`,
-      [limit],
+       UPDATE webhook_endpoints SET failing_since = NULL
+       WHERE id IN (SELECT endpoint_id FROM attempt) AND failing_since IS NOT NULL`,
+      [
+        column((r) => r.delivery.id),
+        column((r) => r.delivery.endpointId),
+        column((r) => r.attemptedAt),
+        column((r) => r.outcome.statusCode),
+        column((r) => r.outcome.durationMs),
+        column((r) => r.outcome.responseBody),
+      ],
     );
-    return rowCount;
   }
 
   /** The owner's most recent attempts, newest first, optionally of one configuration. */

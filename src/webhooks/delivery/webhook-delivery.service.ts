@@ -9,9 +9,14 @@ import { retryDelayMs } from './retry-schedule.js';
 import {
   type AfterFailure,
   type ClaimedDelivery,
+  type SuccessRecord,
   WebhookDeliveryRepository,
 } from './webhook-delivery.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
+import { WriteBatcher } from './write-batcher.js';
+
+/** Successful attempts recorded by one statement at most; a few hundred rows keep it well under a millisecond each. */
+const MAX_SUCCESS_BATCH = 256;
 
 /** What one attempt came to, as the test and retry routes report it. */
 export interface DeliveryResult {
@@ -41,17 +46,20 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  */
 @Injectable()
 export class WebhookDeliveryService implements OnApplicationShutdown {
+  /** The common case, a scheduled attempt that succeeded, is recorded together with others of the moment. */
+  private readonly successes: WriteBatcher<SuccessRecord>;
+
   constructor(
     private readonly db: Database,
     private readonly outbox: EventOutbox,
     private readonly repository: WebhookDeliveryRepository,
     private readonly client: GuardedHttpClient,
-  ) {}
+  ) {
+    this.successes = new WriteBatcher((records) => repository.recordSuccesses(records), MAX_SUCCESS_BATCH);
+  }
 
-  /** The worker's task: attempts the delivery if it is still pending, due and held by nobody else. */
-  async deliverDue(deliveryId: string): Promise<void> {
-    const delivery = await this.repository.claimDue(deliveryId);
-    if (!delivery) return;
+  /** The worker's attempt of a delivery it has claimed (`claimDue`); resolves once the attempt is recorded. */
+  async deliverClaimed(delivery: ClaimedDelivery): Promise<void> {
     if (!delivery.endpointEnabled) {
       await this.repository.abandon(delivery.id, 'webhook_disabled: the configuration was disabled');
       return;
@@ -86,6 +94,11 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     return this.attempt(delivery, 'manual');
   }
 
+  /** Resolves when every attempt recorded so far is written. */
+  flush(): Promise<void> {
+    return this.successes.drain();
+  }
+
   // After the HTTP server has stopped (unlike onModuleDestroy), so a test or re-send still in flight can finish.
   onApplicationShutdown(): void {
     this.client.close();
@@ -101,14 +114,20 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     });
     const outcome = await this.client.post(delivery.url, delivery.payload, headers);
     const isTest = delivery.eventType === TEST_EVENT_TYPE;
-    const status = await this.repository.recordAttempt({
-      delivery,
-      attemptedAt,
-      outcome,
-      // A test is the owner probing the receiver, not traffic: it neither disables nor marks anything failing.
-      trackHealth: !isTest,
-      afterFailure: afterFailure(mode, isTest, delivery, outcome),
-    });
+    let status: WebhookDeliveryStatus;
+    if (mode === 'scheduled' && !isTest && outcome.success) {
+      await this.successes.add({ delivery, attemptedAt, outcome });
+      status = 'succeeded';
+    } else {
+      status = await this.repository.recordAttempt({
+        delivery,
+        attemptedAt,
+        outcome,
+        // A test is the owner probing the receiver, not traffic: it neither disables nor marks anything failing.
+        trackHealth: !isTest,
+        afterFailure: afterFailure(mode, isTest, delivery, outcome),
+      });
+    }
     return {
       deliveryId: delivery.id,
       webhookId: delivery.endpointId,

@@ -4,7 +4,6 @@ import { APP_CONFIG } from '../../config/app-config.module.js';
 import type { SqlExecutor } from '../../database/database.service.js';
 import { EventOutbox, type OutboxHandler, type RecordedEvent } from '../../events/event-outbox.service.js';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../events/event-types.js';
-import { JobQueueSchema } from './job-queue-schema.js';
 import { TEST_EVENT_TYPE } from './webhook-delivery.service.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { webhookBody } from './webhook-message.js';
@@ -20,15 +19,12 @@ export class WebhookFanOut implements OutboxHandler, OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly outbox: EventOutbox,
-    private readonly schema: JobQueueSchema,
     private readonly repository: WebhookDeliveryRepository,
   ) {
     this.operators = [...config.operatorAddresses];
   }
 
-  async onModuleInit(): Promise<void> {
-    // Fan-out enqueues jobs with graphile-worker's SQL functions, which must exist before the first event.
-    await this.schema.install();
+  onModuleInit(): void {
     this.outbox.register(this);
   }
 
