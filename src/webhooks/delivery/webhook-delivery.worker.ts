@@ -80,8 +80,8 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
 
   private claim(): void {
     if (this.claiming || this.stopping || !this.wanted) return;
+    if (this.running.size > LOW_WATER) return;
     const room = CONCURRENCY - this.running.size;
-    if (room <= 0 || (this.running.size > LOW_WATER && room < CONCURRENCY - LOW_WATER)) return;
     this.wanted = false;
     this.claiming = this.repository
       .claimDue(room)
