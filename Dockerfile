@@ -13,6 +13,8 @@ COPY sdk/package.json ./sdk/
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The dashboard (web/) is built by Vite into dist/web by the same `npm run build`.
+COPY web ./web
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

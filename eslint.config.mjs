@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'sdk/dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'sdk/dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'test-output/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -18,6 +18,11 @@ export default tseslint.config(
     files: ['test/**', 'bench/**', '**/*.spec.ts', '**/*.mjs'],
     // Tests read fields off parsed JSON responses freely.
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The dashboard and the wallet the browser tests inject run in the browser.
+    files: ['web/src/**', 'test/utils/injected-wallet.js'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ['**/*.cjs'],

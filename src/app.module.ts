@@ -5,6 +5,7 @@ import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { dataSourceOptions } from './database/data-source.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -31,6 +32,7 @@ export class AppModule {
         EventsModule,
         SubscriptionsModule,
         WebhooksModule,
+        DashboardModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

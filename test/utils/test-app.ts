@@ -27,6 +27,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Keep the tables as they are (a second instance on the same database, a restart). */
   keepData?: boolean;
+  /** Listen on this port instead of any free one (the browser tests put the origin in AUTH_URI first). */
+  port?: number;
 }
 
 /** Boots the real application over HTTP on a loopback port against this worker's PostgreSQL database. */
@@ -55,7 +57,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const logger = pino({ level: config.logLevel }, sink);
   const app = await createApp(config, logger);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { app, config, url: `http://127.0.0.1:${port}`, databaseUrl, logs, close: () => app.close() };

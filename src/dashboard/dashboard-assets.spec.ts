@@ -1,0 +1,40 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultDashboardDir, loadDashboardAssets } from './dashboard-assets.js';
+
+describe('loadDashboardAssets', () => {
+  it('is undefined when the folder holds no build', () => {
+    expect(loadDashboardAssets(join(tmpdir(), 'tollgate-no-such-dashboard'))).toBeUndefined();
+    const empty = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-'));
+    expect(loadDashboardAssets(empty)).toBeUndefined();
+  });
+
+  it('keys every servable file by its URL path, hashed bundles immutable, the page not', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html>');
+    writeFileSync(join(dir, 'favicon.svg'), '<svg/>');
+    writeFileSync(join(dir, 'assets', 'index-1a2b.js'), 'export {}');
+    writeFileSync(join(dir, 'assets', 'index-1a2b.css'), 'body{}');
+    writeFileSync(join(dir, 'notes.txt'), 'not served');
+
+    const assets = loadDashboardAssets(dir)!;
+    expect([...assets.keys()].sort()).toEqual([
+      'assets/index-1a2b.css',
+      'assets/index-1a2b.js',
+      'favicon.svg',
+      'index.html',
+    ]);
+    expect(assets.get('index.html')).toMatchObject({ type: 'text/html; charset=utf-8', immutable: false });
+    expect(assets.get('assets/index-1a2b.js')).toMatchObject({
+      type: 'application/javascript; charset=utf-8',
+      immutable: true,
+    });
+    expect(assets.get('assets/index-1a2b.js')!.body.toString()).toBe('export {}');
+  });
+
+  it('looks for the build in dist/web of the package', () => {
+    expect(defaultDashboardDir()).toBe(join(process.cwd(), 'dist', 'web'));
+  });
+});

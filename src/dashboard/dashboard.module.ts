@@ -1,0 +1,55 @@
+import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { DASHBOARD_SECURITY_HEADERS } from '../common/http/security-headers.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { toErrorResponse } from '../common/http/error-response.js';
+import { defaultDashboardDir, loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
+
+export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
+
+/**
+ * Serves the web dashboard (web/, built by `npm run build` into dist/web) at /dashboard, and sends `/` there. The
+ * files are static and public: the page signs in through the public API like any other client, and everything it
+ * shows comes from API calls made with the session cookie. Registered on Fastify directly, like /docs, so the
+ * pages stay out of the API's route table, guards and OpenAPI document.
+ */
+@Module({ providers: [{ provide: DASHBOARD_DIR, useFactory: defaultDashboardDir }] })
+export class DashboardModule implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(DASHBOARD_DIR) private readonly dir: string,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const assets = loadDashboardAssets(this.dir);
+    const send = (reply: FastifyReply, asset: DashboardAsset): FastifyReply =>
+      reply
+        .headers(DASHBOARD_SECURITY_HEADERS)
+        .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+        .type(asset.type)
+        .send(asset.body);
+    // These routes bypass Nest and its exception filter, so they answer with the error object themselves.
+    const fail = (reply: FastifyReply, error: ApiError): FastifyReply => {
+      const { status, body } = toErrorResponse(error);
+      return reply.status(status).type('application/json; charset=utf-8').send(body);
+    };
+
+    fastify.get('/', (_request, reply) => reply.redirect('/dashboard', 302));
+    fastify.get('/dashboard', (_request, reply) => {
+      const page = assets?.get('index.html');
+      if (!page) {
+        const message = 'The dashboard is not built: run `npm run build` (it builds web/ into dist/web)';
+        return fail(reply, new ApiError(503, 'dashboard_not_built', message));
+      }
+      return send(reply, page);
+    });
+    fastify.get('/dashboard/*', (request, reply) => {
+      const path = (request.params as { '*': string })['*'];
+      const asset = path === '' ? assets?.get('index.html') : assets?.get(path);
+      if (!asset) return fail(reply, ApiError.notFound('not_found', 'No such dashboard file'));
+      return send(reply, asset);
+    });
+  }
+}

@@ -1,0 +1,308 @@
+import { createServer } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { http } from './utils/http.js';
+import { Receiver } from './utils/receiver.js';
+import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { newWallet } from './utils/wallet.js';
+
+/** A free loopback port, so the service's AUTH_URI can name the origin the browser will load. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function sessionToken(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
+  if (!cookie) throw new Error('no tg_session cookie in the browser');
+  return cookie.value;
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  await page.getByRole('tab', { name: 'Subscription' }).waitFor();
+}
+
+/**
+ * The dashboard in Debian's chromium, driven like a person would: a wallet injected before the page loads signs
+ * the login in this process, and every claim the page makes is checked against the API as well.
+ */
+/** A browser flow clicks through many screens, each waiting on the API. */
+const BROWSER_TIMEOUT = 180_000;
+
+describe('dashboard in a real browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let receiver: Receiver;
+  const operator = newWallet();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    t = await startTestApp({
+      port,
+      env: {
+        AUTH_URI: origin,
+        AUTH_DOMAIN: `127.0.0.1:${port}`,
+        COOKIE_SECURE: 'false',
+        OPERATOR_ADDRESSES: operator.address,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+    });
+    browser = await launchChromium();
+    receiver = await Receiver.start();
+  }, BROWSER_TIMEOUT);
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('is served at /dashboard with a strict CSP, and / redirects there', async () => {
+    const root = await fetch(`${t.url}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/dashboard');
+    const page = await fetch(`${t.url}/dashboard`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await page.text();
+    // Every script is a file from this origin: no inline code for the CSP to allow.
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${t.url}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${t.url}/dashboard/assets/missing.js`)).status).toBe(404);
+  });
+
+  it(
+    'says so when no wallet is installed',
+    async () => {
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`);
+      await page.getByText('No wallet found.').waitFor();
+      expect(await page.getByRole('button', { name: /Sign in with/ }).count()).toBe(0);
+      await screenshots(page, 'signin-no-wallet');
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'says so when the signature is rejected, and signs in on the next try',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      wallet.rejectSignatures = true;
+      const { context, page } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+      await page.getByRole('alert').filter({ hasText: 'You rejected the signature request' }).waitFor();
+      expect(await context.cookies()).toEqual([]);
+      await screenshots(page, 'signin-rejected');
+
+      wallet.rejectSignatures = false;
+      await signIn(page);
+      expect(wallet.requests).toEqual([
+        'eth_requestAccounts',
+        'personal_sign',
+        'eth_requestAccounts',
+        'personal_sign',
+      ]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'signs in, renews, creates, uses and revokes a key, tests a webhook and signs out',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+      await screenshots(page, 'signin');
+      await signIn(page);
+      const token = await sessionToken(page);
+      const cookie = (await context.cookies()).find((entry) => entry.name === 'tg_session')!;
+      expect(cookie.httpOnly).toBe(true);
+      await page.getByTestId('signed-in-address').waitFor();
+      expect(await page.getByTestId('signed-in-address').getAttribute('title')).toBe(wallet.account.address);
+      // Operators only: this wallet is not one.
+      expect(await page.getByRole('tab', { name: 'Operators' }).count()).toBe(0);
+
+      // Subscription: none, then renewed (the page's POST carries the browser's Origin, so the CSRF check passes).
+      const status = page.getByTestId('subscription-status');
+      await expect(status.textContent()).resolves.toBe('Not subscribed');
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      await page.getByText(/^Renewed: paid until/).waitFor();
+      await expect(status.textContent()).resolves.toBe('Active');
+      const api = http(t.url);
+      const afterRenew = await api.get(`/subscriptions/status?address=${wallet.account.address}`, { token });
+      expect(afterRenew.body).toMatchObject({ status: 'active', active: true });
+      await page
+        .getByRole('table', { name: /History of your subscription/ })
+        .getByText('Renewed')
+        .waitFor();
+
+      // Cancel at period end, confirmed in the dialog.
+      await page.getByRole('button', { name: 'Cancel at period end' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel at period end' }).click();
+      await page.getByText('Active, ends at period end').waitFor();
+      const afterCancel = await api.get(`/subscriptions/status?address=${wallet.account.address}`, { token });
+      expect(afterCancel.body).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+      await screenshots(page, 'subscription');
+
+      // API keys: create one, read it once, use it from here, revoke it, see it refused.
+      await page.getByRole('tab', { name: 'API keys' }).click();
+      await page.getByLabel('Label').fill('reporting job');
+      await page.getByRole('checkbox', { name: /SUBSCRIPTIONS_MANAGE/ }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const keyField = page.getByRole('textbox', { name: 'API key "reporting job"' });
+      await keyField.waitFor();
+      const key = await keyField.inputValue();
+      expect(key).toMatch(/^tg_[A-Za-z0-9]{38}$/);
+      await page.getByText('It will not be shown again').waitFor();
+      await screenshots(page, 'api-key-created');
+      const withKey = await api.get(`/subscriptions/status?address=${wallet.account.address}`, {
+        token: key,
+      });
+      expect(withKey.status).toBe(200);
+      expect(withKey.body.status).toBe('active');
+
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      expect(await keyField.count()).toBe(0);
+      const row = page.getByRole('row', { name: /reporting job/ });
+      await expect(row.textContent()).resolves.toContain(key.slice(0, 10));
+      await expect(row.textContent()).resolves.toContain(key.slice(-4));
+      await page.getByRole('button', { name: 'Revoke key reporting job' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+      await row.getByText('Revoked').waitFor();
+      const revoked = await api.get(`/subscriptions/status?address=${wallet.account.address}`, {
+        token: key,
+      });
+      expect(revoked.status).toBe(401);
+      await screenshots(page, 'api-keys');
+
+      // Webhooks: an API error is shown as its text, then a loopback receiver gets the test event.
+      await page.getByRole('tab', { name: 'Webhooks' }).click();
+      await page.getByLabel('Endpoint URL').fill('ftp://example.com/hook');
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const refused = await api.post('/webhooks', { token, body: { url: 'ftp://example.com/hook' } });
+      expect(refused.status).toBe(400);
+      await page.getByRole('alert').filter({ hasText: refused.body.error }).waitFor();
+
+      await page.getByLabel('Endpoint URL').fill(receiver.url);
+      await page.getByLabel('All events, including ones added later').uncheck();
+      await page.getByRole('checkbox', { name: 'webhook.test' }).check();
+      await page.getByRole('checkbox', { name: 'subscription.renewed' }).check();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const secret = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      const [saved] = (await api.get('/webhooks', { token })).body;
+      expect(saved).toMatchObject({
+        url: receiver.url,
+        events: ['subscription.renewed', 'webhook.test'],
+        enabled: true,
+      });
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+
+      await page.getByRole('button', { name: 'Send test' }).click();
+      await page.getByTestId('delivery-result').filter({ hasText: 'Delivered' }).waitFor();
+      await expect(page.getByTestId('delivery-result').textContent()).resolves.toContain('HTTP 200');
+      const [received] = await receiver.waitFor(1);
+      expect(JSON.parse(received!.body).type).toBe('webhook.test');
+      await page.getByRole('button', { name: 'Deliveries' }).click();
+      await page
+        .getByRole('table', { name: `Deliveries to ${receiver.url}` })
+        .getByText('HTTP 200')
+        .waitFor();
+      await page.getByRole('button', { name: 'Retry' }).click();
+      await receiver.waitFor(2);
+      await screenshots(page, 'webhooks');
+
+      // Disable, then sign out: the session is revoked on the server, not only forgotten by the browser.
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await page.getByRole('button', { name: 'Enable' }).waitFor();
+      expect((await api.get('/webhooks', { token })).body[0].enabled).toBe(false);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You signed out.').waitFor();
+      expect((await api.get('/auth/session', { token })).status).toBe(401);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'goes back to sign-in with a message when the session ends',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      // The session ends outside this page (expiry or a sign-out elsewhere): the next call answers 401.
+      expect((await http(t.url).post('/auth/logout', { token: await sessionToken(page) })).status).toBe(200);
+      await page.getByRole('tab', { name: 'API keys' }).click();
+      await page.getByText('Your session has expired or was ended. Sign in again to continue.').waitFor();
+      await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+      await screenshots(page, 'signin-session-ended');
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'lets an operator look up and manage another address',
+    async () => {
+      const customer = newWallet();
+      const wallet = new TestWallet(operator);
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      await page.getByRole('tab', { name: 'Operators' }).click();
+
+      await page.getByLabel('Wallet address').fill('0x1234');
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByRole('alert').textContent()).not.toBe('');
+
+      await page.getByLabel('Wallet address').fill(customer.address.toLowerCase());
+      await page.getByRole('button', { name: 'Look up' }).click();
+      const status = page.getByTestId('subscription-status');
+      await expect(status.textContent()).resolves.toBe('Not subscribed');
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      await page.getByText(/^Renewed: paid until/).waitFor();
+      await expect(status.textContent()).resolves.toBe('Active');
+      const token = await sessionToken(page);
+      const read = await http(t.url).get(`/subscriptions/status?address=${customer.address}`, { token });
+      expect(read.body).toMatchObject({ address: customer.address, status: 'active' });
+      expect(
+        (await http(t.url).get(`/subscriptions/history?address=${customer.address}`, { token })).body[0],
+      ).toMatchObject({
+        type: 'renewed',
+        actor: operator.address,
+      });
+      await screenshots(page, 'operators');
+
+      await page.getByRole('button', { name: 'Cancel now' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel now' }).click();
+      await expect(
+        page.getByTestId('subscription-status').filter({ hasText: 'Canceled' }).textContent(),
+      ).resolves.toBe('Canceled');
+      const canceled = await http(t.url).get(`/subscriptions/status?address=${customer.address}`, { token });
+      expect(canceled.body.status).toBe('canceled');
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+});

@@ -1,0 +1,110 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { PrivateKeyAccount } from 'viem/accounts';
+
+/** Debian's chromium (`apt-get install chromium`): the tests never download a browser. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where the browser tests leave their screenshots (git-ignored). */
+export const SCREENSHOT_DIR = join(process.cwd(), 'test-output', 'dashboard');
+
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 375, height: 812 };
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** The test process's side of the injected wallet: a viem account, and whether the "user" rejects signatures. */
+export class TestWallet {
+  rejectSignatures = false;
+  readonly requests: string[] = [];
+
+  constructor(readonly account: PrivateKeyAccount) {}
+
+  async handle(
+    method: string,
+    params: unknown[],
+  ): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+    this.requests.push(method);
+    switch (method) {
+      case 'eth_requestAccounts':
+      case 'eth_accounts':
+        return { result: [this.account.address] };
+      case 'eth_chainId':
+        return { result: '0x1' };
+      case 'personal_sign': {
+        if (this.rejectSignatures) return { error: { code: 4001, message: 'User rejected the request.' } };
+        const [data, address] = params as [`0x${string}`, string];
+        if (address.toLowerCase() !== this.account.address.toLowerCase()) {
+          return { error: { code: 4100, message: 'Unknown account' } };
+        }
+        return { result: await this.account.signMessage({ message: { raw: data } }) };
+      }
+      default:
+        return { error: { code: 4200, message: `Unsupported method ${method}` } };
+    }
+  }
+}
+
+/** A fresh browser context (its own cookies) on `url`, with `wallet` injected before the page loads, or none. */
+export async function openDashboard(
+  browser: Browser,
+  url: string,
+  wallet?: TestWallet,
+): Promise<{ context: BrowserContext; page: Page; consoleErrors: string[] }> {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  if (wallet) {
+    await context.exposeFunction('__testWalletRequest', (method: string, params: unknown[]) =>
+      wallet.handle(method, params),
+    );
+    await context.addInitScript({ path: join(process.cwd(), 'test', 'utils', 'injected-wallet.js') });
+  }
+  const page = await context.newPage();
+  const consoleErrors: string[] = [];
+  // Script errors and CSP refusals; an API answer of 4xx is logged by the browser too, and is not one.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      consoleErrors.push(message.text());
+    }
+  });
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  await page.goto(url);
+  return { context, page, consoleErrors };
+}
+
+/** Full-page screenshots of the current view at desktop width and at 375 px. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-375.png`), fullPage: true });
+  // Nothing may stick out sideways at phone width (visually hidden text and table headers aside).
+  const overflowing = await page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('body *')]
+      .filter((element) => !element.closest('.sr-only, thead') && element.checkVisibility())
+      .filter((element) => element.getBoundingClientRect().right > width + 1)
+      .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''));
+  })()`);
+  if ((overflowing as string[]).length > 0) {
+    throw new Error(
+      `${name} at 375 px: wider than the screen: ${(overflowing as string[]).slice(0, 5).join(', ')}`,
+    );
+  }
+  await page.setViewportSize(DESKTOP);
+}

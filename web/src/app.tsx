@@ -1,0 +1,164 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, onSessionLost, type Session } from './api';
+import { ApiKeysPanel } from './panels/api-keys';
+import { OperatorsPanel } from './panels/operators';
+import { SubscriptionManager } from './panels/subscription';
+import { WebhooksPanel } from './panels/webhooks';
+import { Button, Loading, Notice, shortAddress, useAction } from './ui';
+import { SignIn } from './sign-in';
+
+type Tab = 'subscription' | 'keys' | 'webhooks' | 'operators';
+const TAB_LABEL: Record<Tab, string> = {
+  subscription: 'Subscription',
+  keys: 'API keys',
+  webhooks: 'Webhooks',
+  operators: 'Operators',
+};
+
+function Tabs(props: { tabs: Tab[]; current: Tab; onSelect(tab: Tab): void }) {
+  const list = useRef<HTMLDivElement>(null);
+  // Arrow keys move between tabs (WAI-ARIA tabs pattern); Tab moves into the panel.
+  const onKeyDown = (event: KeyboardEvent) => {
+    const index = props.tabs.indexOf(props.current);
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    event.preventDefault();
+    const next = props.tabs[(index + step + props.tabs.length) % props.tabs.length]!;
+    props.onSelect(next);
+    list.current?.querySelector<HTMLButtonElement>(`#tab-${next}`)?.focus();
+  };
+  return (
+    <div class="tabs" role="tablist" aria-label="Dashboard sections" ref={list} onKeyDown={onKeyDown}>
+      {props.tabs.map((tab) => (
+        <button
+          type="button"
+          role="tab"
+          id={`tab-${tab}`}
+          key={tab}
+          aria-selected={tab === props.current}
+          aria-controls={`panel-${tab}`}
+          tabIndex={tab === props.current ? 0 : -1}
+          class="tab"
+          onClick={() => props.onSelect(tab)}
+        >
+          {TAB_LABEL[tab]}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function Dashboard(props: { session: Session; onSignedOut(message: string): void }) {
+  const { session } = props;
+  const [tab, setTab] = useState<Tab>('subscription');
+  const signOut = useAction();
+  const tabs: Tab[] = [
+    'subscription',
+    'keys',
+    'webhooks',
+    ...(session.operator ? (['operators'] as const) : []),
+  ];
+
+  const doSignOut = () =>
+    signOut.run(async () => {
+      try {
+        await api.logout();
+      } catch (error) {
+        // Already expired or revoked: the session is over either way.
+        if (!(error instanceof Error && 'status' in error && error.status === 401)) throw error;
+      }
+      props.onSignedOut('You signed out.');
+    });
+
+  return (
+    <>
+      <header class="topbar">
+        <div class="topbar-inner">
+          <span class="brand">
+            <span class="logo" aria-hidden="true">
+              T
+            </span>
+            Tollgate
+          </span>
+          <div class="who">
+            <span class="address mono" title={session.address} data-testid="signed-in-address">
+              {shortAddress(session.address)}
+            </span>
+            {session.operator && <span class="badge badge-info">Operator</span>}
+            <Button variant="ghost" onClick={doSignOut} busy={signOut.busy} busyLabel="Signing out…">
+              Sign out
+            </Button>
+          </div>
+        </div>
+      </header>
+      <main class="container">
+        {signOut.error && <Notice kind="warning">{signOut.error}</Notice>}
+        <Tabs tabs={tabs} current={tab} onSelect={setTab} />
+        <section class="panel" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+          <h2 class="sr-only">{TAB_LABEL[tab]}</h2>
+          {tab === 'subscription' && <SubscriptionManager address={session.address} self />}
+          {tab === 'keys' && <ApiKeysPanel heldScopes={session.scopes} />}
+          {tab === 'webhooks' && <WebhooksPanel />}
+          {tab === 'operators' && <OperatorsPanel />}
+        </section>
+      </main>
+    </>
+  );
+}
+
+type State =
+  | { phase: 'checking' }
+  | { phase: 'signed-out'; message?: string }
+  | { phase: 'signed-in'; session: Session };
+
+export function App() {
+  const [state, setState] = useState<State>({ phase: 'checking' });
+
+  useEffect(() => {
+    onSessionLost(() =>
+      setState({
+        phase: 'signed-out',
+        message: 'Your session has expired or was ended. Sign in again to continue.',
+      }),
+    );
+    api.session().then(
+      (session) =>
+        setState(session.via === 'jwt' ? { phase: 'signed-in', session } : { phase: 'signed-out' }),
+      () => setState({ phase: 'signed-out' }),
+    );
+  }, []);
+
+  // Sessions last 24 h: at expiry, go back to sign-in rather than letting the next click fail.
+  useEffect(() => {
+    if (state.phase !== 'signed-in' || !state.session.expiresAt) return;
+    const left = new Date(state.session.expiresAt).getTime() - Date.now();
+    const timer = setTimeout(
+      () =>
+        setState({
+          phase: 'signed-out',
+          message: 'Your session has expired (sessions last 24 hours). Sign in again.',
+        }),
+      Math.max(0, Math.min(left, 2 ** 31 - 1)),
+    );
+    return () => clearTimeout(timer);
+  }, [state]);
+
+  if (state.phase === 'checking') {
+    return (
+      <main class="container center">
+        <Loading label="Loading…" />
+      </main>
+    );
+  }
+  if (state.phase === 'signed-out') {
+    return (
+      <SignIn message={state.message} onSignedIn={(session) => setState({ phase: 'signed-in', session })} />
+    );
+  }
+  return (
+    <Dashboard
+      session={state.session}
+      onSignedOut={(message) => setState({ phase: 'signed-out', message })}
+    />
+  );
+}

@@ -1,0 +1,207 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, SCOPES, type ApiKey, type CreatedApiKey, type Scope } from '../api';
+import { Button, Confirm, DateTime, ErrorNote, Loading, OneTimeSecret, useAction } from '../ui';
+
+const SCOPE_TEXT: Record<Scope, string> = {
+  READ_ONLY: 'Read the subscription status and history.',
+  SUBSCRIPTIONS_MANAGE: 'Also renew and cancel the subscription.',
+  FULL: 'Everything, including API keys and webhooks.',
+};
+
+export function ApiKeysPanel({ heldScopes }: { heldScopes: readonly Scope[] }) {
+  const [keys, setKeys] = useState<ApiKey[]>();
+  const [label, setLabel] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(['READ_ONLY']);
+  const [created, setCreated] = useState<CreatedApiKey>();
+  const [revoking, setRevoking] = useState<ApiKey>();
+  const [revokingId, setRevokingId] = useState<string>();
+  const load = useAction();
+  const create = useAction();
+  const revoke = useAction();
+
+  const refresh = () => load.run(async () => setKeys(await api.listKeys()));
+  useEffect(() => void refresh(), []);
+
+  const toggle = (scope: Scope, on: boolean) =>
+    setScopes((current) =>
+      on ? SCOPES.filter((s) => s === scope || current.includes(s)) : current.filter((s) => s !== scope),
+    );
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void create.run(async () => {
+      const key = await api.createKey(label.trim(), scopes);
+      setCreated(key);
+      setLabel('');
+      setKeys(await api.listKeys());
+    });
+  };
+
+  const confirmRevoke = () => {
+    const key = revoking;
+    setRevoking(undefined);
+    if (!key) return;
+    setRevokingId(key.id);
+    void revoke.run(async () => {
+      await api.revokeKey(key.id);
+      setKeys(await api.listKeys());
+    });
+  };
+
+  return (
+    <div class="stack">
+      <form class="card" onSubmit={submit} aria-labelledby="create-key-title">
+        <h3 class="card-title" id="create-key-title">
+          Create an API key
+        </h3>
+        <p class="muted">
+          A key acts for your wallet from a server or script (<code>Authorization: Bearer tg_…</code>). It can
+          hold only scopes you hold yourself: that is its ceiling. Signed in with your wallet you hold{' '}
+          {heldScopes.length === SCOPES.length ? 'all three' : heldScopes.join(', ')}.
+        </p>
+        <label class="field">
+          <span>Label</span>
+          <input
+            name="label"
+            value={label}
+            maxLength={100}
+            required
+            placeholder="e.g. billing server"
+            onInput={(event) => setLabel(event.currentTarget.value)}
+          />
+        </label>
+        <fieldset class="field">
+          <legend>Scopes</legend>
+          {SCOPES.map((scope) => (
+            <label class="check" key={scope}>
+              <input
+                type="checkbox"
+                name="scopes"
+                value={scope}
+                checked={scopes.includes(scope)}
+                disabled={!heldScopes.includes(scope)}
+                onChange={(event) => toggle(scope, event.currentTarget.checked)}
+              />
+              <span>
+                <code>{scope}</code> <span class="muted">{SCOPE_TEXT[scope]}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <ErrorNote text={create.error} />
+        <div class="actions">
+          <Button
+            type="submit"
+            variant="primary"
+            busy={create.busy}
+            busyLabel="Creating…"
+            disabled={label.trim() === '' || scopes.length === 0}
+          >
+            Create key
+          </Button>
+        </div>
+        {created && (
+          <OneTimeSecret
+            label={`API key "${created.label}"`}
+            what="this key"
+            value={created.key}
+            onDone={() => setCreated(undefined)}
+          />
+        )}
+      </form>
+
+      <div class="card">
+        <div class="card-head">
+          <h3 class="card-title">Your keys</h3>
+          <Button variant="ghost" onClick={refresh} busy={load.busy} busyLabel="Refreshing…">
+            Refresh
+          </Button>
+        </div>
+        <ErrorNote text={load.error ?? revoke.error} />
+        {!keys && !load.error && <Loading label="Loading keys…" />}
+        {keys && keys.length === 0 && <p class="muted">No keys yet.</p>}
+        {keys && keys.length > 0 && (
+          <div class="table-wrap">
+            <table class="table" aria-label="API keys">
+              <thead>
+                <tr>
+                  <th scope="col">Label</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">State</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.id} class={key.revoked ? 'row-muted' : undefined} data-key-id={key.id}>
+                    <td data-label="Label">{key.label}</td>
+                    <td data-label="Key" class="mono small nowrap">
+                      {key.prefix}…{key.last4}
+                    </td>
+                    <td data-label="Scopes">
+                      {key.scopes.map((scope) => (
+                        <span class="tag" key={scope}>
+                          {scope}
+                        </span>
+                      ))}
+                    </td>
+                    <td data-label="Created">
+                      <DateTime value={key.createdAt} />
+                    </td>
+                    <td data-label="Last used">
+                      <DateTime value={key.lastUsedAt} empty="Never" />
+                    </td>
+                    <td data-label="State">
+                      {key.revoked ? (
+                        <>
+                          <span class="badge badge-danger">Revoked</span>
+                          <div class="small muted">
+                            <DateTime value={key.revokedAt} />
+                          </div>
+                        </>
+                      ) : (
+                        <span class="badge badge-success">Active</span>
+                      )}
+                    </td>
+                    <td class="cell-actions">
+                      {!key.revoked && (
+                        <Button
+                          variant="danger"
+                          onClick={() => setRevoking(key)}
+                          busy={revoke.busy && revokingId === key.id}
+                          busyLabel="Revoking…"
+                          aria-label={`Revoke key ${key.label}`}
+                        >
+                          Revoke
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </div>
+
+      <Confirm
+        open={revoking !== undefined}
+        title="Revoke this key?"
+        confirmLabel="Revoke key"
+        danger
+        onConfirm={confirmRevoke}
+        onCancel={() => setRevoking(undefined)}
+      >
+        <p>
+          <strong>{revoking?.label}</strong> ({revoking?.prefix}…{revoking?.last4}) stops working on its next
+          request. This cannot be undone.
+        </p>
+      </Confirm>
+    </div>
+  );
+}

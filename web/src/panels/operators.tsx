@@ -1,0 +1,57 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { Button, ErrorNote, useAction } from '../ui';
+import { SubscriptionManager } from './subscription';
+
+/** Operators (OPERATOR_ADDRESSES) may read and manage any address's subscription. */
+export function OperatorsPanel() {
+  const [input, setInput] = useState('');
+  const [address, setAddress] = useState<string>();
+  const lookup = useAction();
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void lookup.run(async () => {
+      // Validated by the service: its error text says what is wrong with the address.
+      const found = await api.status(input.trim());
+      setAddress(found.address);
+    });
+  };
+
+  return (
+    <div class="stack">
+      <form class="card" onSubmit={submit} aria-labelledby="lookup-title">
+        <h3 class="card-title" id="lookup-title">
+          Look up a customer
+        </h3>
+        <p class="muted">As an operator you can read, renew and cancel the subscription of any wallet.</p>
+        <label class="field">
+          <span>Wallet address</span>
+          <div class="copy-row">
+            <input
+              name="address"
+              class="mono"
+              required
+              placeholder="0x…"
+              autoComplete="off"
+              spellcheck={false}
+              value={input}
+              onInput={(event) => setInput(event.currentTarget.value)}
+            />
+            <Button
+              type="submit"
+              variant="primary"
+              busy={lookup.busy}
+              busyLabel="Looking up…"
+              disabled={input.trim() === ''}
+            >
+              Look up
+            </Button>
+          </div>
+        </label>
+        <ErrorNote text={lookup.error} />
+      </form>
+      {address && <SubscriptionManager key={address} address={address} self={false} />}
+    </div>
+  );
+}
