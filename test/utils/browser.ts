@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -13,6 +13,9 @@ export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 375, height: 812 };
 
 export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No chromium at ${CHROMIUM_PATH}: apt-get install chromium, or set CHROMIUM_PATH`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
