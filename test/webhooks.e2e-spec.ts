@@ -737,4 +737,30 @@ describe('webhook delivery across restarts', () => {
       expect(claimed.rowCount).toBe(1);
     });
   });
+
+  it('shares a backlog between two instances with workers, delivering each event once', async () => {
+    const a = await startTestApp({ env: { ...LOOPBACK_ENV, WEBHOOK_WORKERS: 'false' } });
+    const session = await login(a.url);
+    await http(a.url).post('/webhooks', { token: session.token, body: { url: receiver.url } });
+    // More than one claim's worth, so both instances claim batches from the same backlog at once.
+    const events: RecordedEvent[] = [];
+    for (let n = 0; n < 150; n++)
+      events.push(await recordEvent(a, 'subscription.renewed', session.address, { n }));
+    await a.close();
+
+    const [b, c] = await Promise.all([
+      startTestApp({ keepData: true, env: LOOPBACK_ENV }),
+      startTestApp({ keepData: true, env: LOOPBACK_ENV }),
+    ]);
+    try {
+      await receiver.waitFor(events.length, 30_000);
+      // Give a duplicate, if either instance were to send one, the time to arrive.
+      await sleep(1500);
+      const ids = receiver.received.map((request) => String(request.headers['webhook-id']));
+      expect(ids).toHaveLength(events.length);
+      expect(new Set(ids)).toEqual(new Set(events.map((event) => event.id)));
+    } finally {
+      await Promise.all([b.close(), c.close()]);
+    }
+  }, 60_000);
 });

@@ -17,7 +17,7 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /**
  * One event owed to one configuration. The pending rows are also the delivery workers' queue: a worker claims due
- * ones (`next_attempt_at`) for the lease in `locked_until`, and a notification at commit only wakes it up sooner.
+ * ones (`next_attempt_at`) for the lease in `locked_until`.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('ux_webhook_deliveries_endpoint_event', ['endpointId', 'eventId'], { unique: true })

@@ -4,12 +4,6 @@ import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
 import type { DeliveryOutcome } from './guarded-http.client.js';
 
 /**
- * The channel a committed fan-out notifies, so that idle workers claim its deliveries at once instead of at their
- * next poll. A hint only: the pending rows are the queue.
- */
-export const DELIVERY_CHANNEL = 'tollgate_webhook_deliveries';
-
-/**
  * How long a claim holds a delivery: well over the client's 10 s budget, so a live attempt never loses it; a claim
  * whose process died is taken again once it has run out.
  */
@@ -92,23 +86,16 @@ export class WebhookDeliveryRepository {
 
   /**
    * Creates one delivery per matching configuration in the producer's transaction: a rolled-back change leaves none,
-   * a committed one is pending and notifies the workers (only when something was created, since a notifying commit
-   * takes PostgreSQL's notification queue lock).
+   * a committed one leaves them pending, for the workers' next claim.
    */
   async fanOut(tx: SqlExecutor, input: FanOutInput): Promise<void> {
     await tx.query(
-      `WITH targets AS (
-         SELECT id FROM webhook_endpoints
-         WHERE enabled
-           AND (owner_address = $2 OR owner_address = ANY($5::varchar[]))
-           AND ('*' = ANY(events) OR $3 = ANY(events))
-       ), inserted AS (
-         INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
-         SELECT id, $1, $3, $4, now() FROM targets
-         ON CONFLICT (endpoint_id, event_id) DO NOTHING
-         RETURNING 1
-       )
-       SELECT pg_notify('${DELIVERY_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM inserted)`,
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+       SELECT id, $1, $3::text, $4, now() FROM webhook_endpoints
+       WHERE enabled
+         AND (owner_address = $2 OR owner_address = ANY($5::varchar[]))
+         AND ('*' = ANY(events) OR $3::text = ANY(events))
+       ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
       [input.eventId, input.address, input.eventType, input.body, input.operators],
     );
   }
