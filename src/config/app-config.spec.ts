@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -106,7 +107,19 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       'JWT_SECRET: required when NODE_ENV=production (at least 32 bytes)',
     ]);
-    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toHaveLength(32);
+    const strong = randomBytes(32).toString('base64url');
+    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: strong }).jwtSecret).toBe(strong);
+  });
+
+  it.each([
+    ['the compose file placeholder', 'CHANGE-ME-placeholder-jwt-secret-not-for-real-use'],
+    ['a placeholder in other words', `changeme-${randomBytes(32).toString('hex')}`],
+    ['one repeated character', 'x'.repeat(64)],
+    ['a short cycle', 'abcd'.repeat(12)],
+    ['a low-entropy phrase', 'aaaaaaaabbbbbbbbaaaaaaaabbbbbbbb'],
+  ])('refuses %s as a production JWT_SECRET, and accepts it outside production', (_label, secret) => {
+    expect(() => loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: secret })).toThrow(/JWT_SECRET: /);
+    expect(loadAppConfig({ NODE_ENV: 'development', JWT_SECRET: secret }).jwtSecret).toBe(secret);
   });
 });
 

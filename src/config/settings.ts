@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { getAddress, isAddress } from 'viem';
+import { weakSecretReason } from './secret-strength.js';
 import {
   boolean,
   directory,
@@ -63,14 +64,14 @@ export const SETTINGS = {
     env: 'NODE_ENV',
     parse: oneOf(['development', 'production', 'test']),
     default: 'development',
-    doc: '`production` makes `JWT_SECRET` mandatory.',
+    doc: '`production` makes `JWT_SECRET` mandatory and refuses known placeholders and low-entropy values.',
   }),
   jwtSecret: setting<string | undefined>({
     env: 'JWT_SECRET',
     parse: secret({ min: 32 }),
     default: undefined,
     defaultDoc: 'generated once into `DATA_DIR`',
-    doc: 'HS256 key for session tokens, at least 32 bytes. Required in production.',
+    doc: 'HS256 key for session tokens, at least 32 bytes (a shorter stored one stops the start). Required in production.',
   }),
   jwtTtlSeconds: setting({
     env: 'JWT_TTL_SECONDS',
@@ -220,4 +221,9 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
     config.nodeEnv === 'production' && !config.jwtSecret
       ? 'JWT_SECRET: required when NODE_ENV=production (at least 32 bytes)'
       : undefined,
+  (config) => {
+    const weakness =
+      config.nodeEnv === 'production' && config.jwtSecret ? weakSecretReason(config.jwtSecret) : undefined;
+    return weakness && `JWT_SECRET: ${weakness}; generate one with \`openssl rand -base64 48\``;
+  },
 ];
