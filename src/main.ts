@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import { JwtSecretFileError, resolveJwtSecret } from './auth/jwt-secret.js';
 import { loadAppConfig, ConfigValidationError, type AppConfig } from './config/app-config.js';
 import { createLogger } from './common/logging/logger.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
@@ -66,6 +67,16 @@ async function main(): Promise<void> {
   if (cluster.isWorker) {
     await serve(config, logger.child({ worker: cluster.worker?.id }));
     return;
+  }
+
+  // Before anything is started or forked: a bad stored secret stops the start here (not in each worker, which the
+  // primary would restart forever), and a generated one exists before the workers, which all read the same file.
+  try {
+    resolveJwtSecret(config);
+  } catch (error) {
+    if (!(error instanceof JwtSecretFileError)) throw error;
+    console.error(error.message);
+    process.exit(78);
   }
 
   let embedded: EmbeddedDatabase | undefined;

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../dist/src/main.js', import.meta.url));
+
+/** Runs the built service until it exits (it must, before it would open the database) and returns its output. */
+function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'development',
+      // Nothing listens there: the service must stop before it ever connects.
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
+
+describe('secrets at start', () => {
+  it.each([
+    ['empty', ''],
+    ['too short', 'short-secret\n'],
+  ])('refuses to start on a stored JWT secret that is %s', async (_label, content) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-secret-'));
+    writeFileSync(join(dataDir, 'jwt-secret'), content, { mode: 0o600 });
+    const { code, output } = await runUntilExit({ DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
+    expect(code).toBe(78);
+    expect(output).toContain('jwt-secret holds a');
+    expect(output).toContain('at least 32 bytes');
+  });
+
+  it.each([
+    ['the compose placeholder', 'CHANGE-ME-placeholder-jwt-secret-not-for-real-use'],
+    ['a low-entropy secret', 'abababababababababababababababababababab'],
+    ['a secret under 32 bytes', 'Zq8vN2xLp4'],
+  ])('refuses to start in production with %s', async (_label, secret) => {
+    const { code, output } = await runUntilExit({ NODE_ENV: 'production', JWT_SECRET: secret });
+    expect(code).toBe(78);
+    expect(output).toMatch(/JWT_SECRET: /);
+  });
+});
