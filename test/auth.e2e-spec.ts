@@ -1,6 +1,7 @@
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { http } from './utils/http.js';
+import { LoginChallenges } from '../src/auth/login-challenges.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './utils/test-app.js';
 import { login, newWallet } from './utils/wallet.js';
 
@@ -34,7 +35,9 @@ describe('wallet login (EOA) and sessions', () => {
     expect(body.message).toContain('Chain ID: 1');
     expect(body.message).toContain('URI: http://localhost:3000');
     expect(new Date(body.expiresAt).getTime() - new Date(body.issuedAt).getTime()).toBe(600_000);
-    expect(new Date(body.issuedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    // Issued at the start of the current 5-minute slot: at least half the lifetime is left.
+    expect(new Date(body.issuedAt).getTime()).toBeLessThanOrEqual(Date.now());
+    expect(new Date(body.expiresAt).getTime()).toBeGreaterThan(before + 300_000 - 1000);
     expect(body.issuedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -110,12 +113,17 @@ describe('wallet login (EOA) and sessions', () => {
     ).toBe(200);
   });
 
-  it('answers 401 when the address has no challenge, before any signature work', async () => {
+  it('refuses a signature over anything but a live challenge', async () => {
     const wallet = newWallet();
     const signature = await wallet.signMessage({ message: 'anything' });
-    const response = await api.post('/auth/verify', { body: { address: wallet.address, signature } });
-    expect(response.status).toBe(401);
-    expect(response.body.details.code).toBe('challenge_not_found');
+    const bare = await api.post('/auth/verify', { body: { address: wallet.address, signature } });
+    expect(bare.status).toBe(401);
+    expect(bare.body.details.code).toBe('invalid_signature');
+    const named = await api.post('/auth/verify', {
+      body: { address: wallet.address, signature, message: 'anything' },
+    });
+    expect(named.status).toBe(401);
+    expect(named.body.details.code).toBe('challenge_not_found');
   });
 
   it.each([
@@ -134,42 +142,98 @@ describe('wallet login (EOA) and sessions', () => {
     expect(typeof response.body.error).toBe('string');
   });
 
-  it('refuses an expired challenge', async () => {
+  const serverChallenges = () =>
+    new LoginChallenges(TEST_JWT_SECRET, {
+      domain: t.config.authDomain,
+      uri: t.config.authUri,
+      chainId: t.config.authChainId,
+      ttlSeconds: t.config.authNonceTtlSeconds,
+    });
+
+  it('refuses an expired challenge, even one the server itself issued', async () => {
+    const wallet = newWallet();
+    const hourAgo = serverChallenges().currentSlot(new Date(Date.now() - 3_600_000));
+    const { message, nonce } = serverChallenges().challenge(wallet.address, hourAgo, 0);
+    const named = await api.post('/auth/verify', {
+      body: { address: wallet.address, signature: await wallet.signMessage({ message }), message },
+    });
+    expect(named.status).toBe(401);
+    expect(named.body.details.code).toBe('challenge_not_found');
+    // Without the message, the expired nonce is simply not among the candidates.
+    const bare = await api.post('/auth/verify', {
+      body: { address: wallet.address, signature: await wallet.signMessage({ message: nonce }) },
+    });
+    expect(bare.status).toBe(401);
+    expect(bare.body.details.code).toBe('invalid_signature');
+  });
+
+  it('refuses a challenge the server did not issue (a well-formed message with another nonce)', async () => {
     const wallet = newWallet();
     const { message } = await nonceFor(wallet.address);
-    const client = new pg.Client({ connectionString: t.databaseUrl });
-    await client.connect();
-    await client.query(
-      `UPDATE auth_challenges SET expires_at = now() - interval '1 second' WHERE address = $1`,
-      [wallet.address.toLowerCase()],
-    );
-    await client.end();
-    const signature = await wallet.signMessage({ message });
+    const forged = message.replace(/Nonce: \w+/, 'Nonce: AAAAAAAAAAAAAAAAAAAAAAAA');
     const response = await api.post('/auth/verify', {
-      body: { address: wallet.address, signature, message },
+      body: {
+        address: wallet.address,
+        signature: await wallet.signMessage({ message: forged }),
+        message: forged,
+      },
     });
     expect(response.status).toBe(401);
     expect(response.body.details.code).toBe('challenge_not_found');
   });
 
-  it('keeps at most 5 outstanding challenges per address: the oldest is dropped', async () => {
-    const wallet = newWallet();
-    const first = await nonceFor(wallet.address);
-    for (let i = 0; i < 5; i++) await nonceFor(wallet.address);
-    const firstSig = await wallet.signMessage({ message: first.message });
-    const dropped = await api.post('/auth/verify', {
-      body: { address: wallet.address, signature: firstSig, message: first.message },
+  it('lets no one lock a wallet out: 12 anonymous nonce requests, then the victim signs in', async () => {
+    const victim = newWallet();
+    const handedOut = await nonceFor(victim.address);
+    const attacks = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        api.post('/auth/nonce', {
+          body: { address: i % 2 ? victim.address : victim.address.toLowerCase() },
+          headers: { 'x-forwarded-for': `203.0.113.${i}` },
+        }),
+      ),
+    );
+    expect(attacks.map((attack) => attack.status)).toEqual(Array(12).fill(200));
+    const signature = await victim.signMessage({ message: handedOut.message });
+    const response = await api.post('/auth/verify', {
+      body: { address: victim.address, signature, message: handedOut.message },
     });
-    expect(dropped.status).toBe(401);
-    const latest = await nonceFor(wallet.address);
-    const latestSig = await wallet.signMessage({ message: latest.message });
-    expect(
-      (
-        await api.post('/auth/verify', {
-          body: { address: wallet.address, signature: latestSig, message: latest.message },
-        })
-      ).status,
-    ).toBe(200);
+    expect(response.status).toBe(200);
+  });
+
+  it('stores nothing for a nonce request, and only the consumed challenge for a login', async () => {
+    const client = new pg.Client({ connectionString: t.databaseUrl });
+    await client.connect();
+    try {
+      const wallet = newWallet();
+      const rows = async () =>
+        (
+          await client.query(`SELECT nonce FROM consumed_challenges WHERE address = $1`, [
+            wallet.address.toLowerCase(),
+          ])
+        ).rows.map((row: { nonce: string }) => row.nonce);
+      const first = await nonceFor(wallet.address);
+      for (let i = 0; i < 5; i++) expect((await nonceFor(wallet.address)).nonce).toBe(first.nonce);
+      expect(await rows()).toEqual([]);
+      const signature = await wallet.signMessage({ message: first.message });
+      const body = { address: wallet.address, signature, message: first.message };
+      expect((await api.post('/auth/verify', { body })).status).toBe(200);
+      expect(await rows()).toEqual([first.nonce]);
+      // The next request gets a fresh challenge, and the used one stays refused.
+      const next = await nonceFor(wallet.address);
+      expect(next.nonce).not.toBe(first.nonce);
+      expect((await api.post('/auth/verify', { body })).status).toBe(401);
+      const again = await wallet.signMessage({ message: next.message });
+      expect(
+        (
+          await api.post('/auth/verify', {
+            body: { address: wallet.address, signature: again, message: next.message },
+          })
+        ).status,
+      ).toBe(200);
+    } finally {
+      await client.end();
+    }
   });
 
   describe('presenting the token', () => {

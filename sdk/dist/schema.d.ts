@@ -108,7 +108,7 @@ export interface paths {
         put?: never;
         /**
          * Start a wallet login: get a single-use nonce and the EIP-4361 message to sign.
-         * @description The nonce lives AUTH_NONCE_TTL_SECONDS (600 s by default) and is single use. At most 5 are outstanding per address: requesting a sixth drops the oldest.
+         * @description The challenge is single use and lives AUTH_NONCE_TTL_SECONDS (600 s by default) from its `issuedAt`, the start of the current slot of half that length, so at least half of it is left. Requesting a nonce never invalidates one already handed out: within a slot every request for an address returns the same challenge (nothing is stored; the nonce is a server-side MAC over the address, the times and the message), and after a login uses it the next request returns a new one.
          */
         post: operations["requestNonce"];
         delete?: never;

@@ -8,6 +8,8 @@ import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import { AuthenticationGuard } from './guards/authentication.guard.js';
 import { ScopeGuard } from './guards/scope.guard.js';
+import { resolveJwtSecret } from './jwt-secret.js';
+import { LoginChallenges } from './login-challenges.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService } from './session-token.service.js';
 import { SignerRecovery } from './signature/signer-recovery.js';
@@ -29,6 +31,17 @@ import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
     SessionTokenService,
     SessionRevocations,
     JwtSessionStrategy,
+    {
+      provide: LoginChallenges,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new LoginChallenges(resolveJwtSecret(config), {
+          domain: config.authDomain,
+          uri: config.authUri,
+          chainId: config.authChainId,
+          ttlSeconds: config.authNonceTtlSeconds,
+        }),
+    },
     {
       provide: SignerRecovery,
       inject: [APP_CONFIG],

@@ -2,28 +2,20 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
-import { randomBase62 } from '../common/crypto/base62.js';
 import { AuthErrors } from './auth.errors.js';
-import { AuthRepository, type OutstandingChallenge } from './auth.repository.js';
+import { AuthRepository } from './auth.repository.js';
+import { LoginChallenges, type LoginChallenge } from './login-challenges.js';
 import type { Principal } from './principal.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService, type IssuedSession } from './session-token.service.js';
-import { buildSiweMessage, isWithinTimeBounds } from './siwe-message.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
 
-/** 24 base62 characters: about 143 bits, over the contract's 128. */
-const NONCE_LENGTH = 24;
 const PURGE_INTERVAL_MS = 60_000;
 
-export interface IssuedChallenge {
-  nonce: string;
-  message: string;
-  issuedAt: Date;
-  expiresAt: Date;
-}
+export type IssuedChallenge = LoginChallenge;
 
 interface Candidate {
-  challenge: OutstandingChallenge;
+  challenge: LoginChallenge;
   signedText: string;
 }
 
@@ -39,6 +31,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     private readonly tokens: SessionTokenService,
     private readonly verifier: WalletSignatureVerifier,
     private readonly revocations: SessionRevocations,
+    private readonly challenges: LoginChallenges,
   ) {}
 
   onModuleInit(): void {
@@ -49,37 +42,20 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.purgeTimer);
   }
 
+  /** The address's current challenge. Writes nothing: asking again, from anywhere, returns the same one. */
   async issueChallenge(address: Address, now = new Date()): Promise<IssuedChallenge> {
-    const nonce = randomBase62(NONCE_LENGTH);
-    const issuedAt = new Date(Math.floor(now.getTime()));
-    const expiresAt = new Date(issuedAt.getTime() + this.config.authNonceTtlSeconds * 1000);
-    const message = buildSiweMessage({
-      domain: this.config.authDomain,
-      address,
-      uri: this.config.authUri,
-      chainId: this.config.authChainId,
-      nonce,
-      issuedAt,
-      expiresAt,
-    });
-    await this.repository.insertChallenge({
-      address: storageAddress(address),
-      nonce,
-      message,
-      issuedAt,
-      expiresAt,
-    });
-    return { nonce, message, issuedAt, expiresAt };
+    const slot = this.challenges.currentSlot(now);
+    const consumed = await this.repository.consumedPerSlot(storageAddress(address), [slot]);
+    return this.challenges.challenge(address, slot, consumed.get(slot.getTime()) ?? 0);
   }
 
   /**
-   * Checks a signature against the address's outstanding challenges and, when one matches, consumes it and opens
-   * a session. The cheap checks come first: no signature work happens without a usable challenge.
+   * Checks a signature against the address's live challenges and, when one matches, consumes it and opens a
+   * session. The cheap checks come first: no signature work happens without a usable challenge.
    */
   async verify(address: Address, signature: `0x${string}`, message?: string): Promise<IssuedSession> {
     const now = new Date();
-    const outstanding = await this.repository.outstandingChallenges(storageAddress(address));
-    const candidates = this.candidates(outstanding, message, now);
+    const candidates = this.candidates(await this.liveChallenges(address, now), message);
     if (candidates.length === 0) throw AuthErrors.challengeNotFound();
 
     const { verdict, index } = await this.verifier.verifyAny({
@@ -89,9 +65,16 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     });
     if (verdict === 'unverifiable') throw AuthErrors.signatureUnverifiable();
     if (verdict !== 'valid' || index === undefined) throw AuthErrors.invalidSignature();
-    if (!(await this.repository.consumeChallenge(candidates[index]!.challenge.id))) {
-      throw AuthErrors.challengeNotFound();
-    }
+    const { challenge } = candidates[index]!;
+    // A chain check can take seconds: the challenge must still be live when it is used.
+    if (challenge.expiresAt.getTime() <= Date.now()) throw AuthErrors.challengeNotFound();
+    const consumed = await this.repository.consumeChallenge({
+      address: storageAddress(address),
+      nonce: challenge.nonce,
+      issuedAt: challenge.issuedAt,
+      expiresAt: challenge.expiresAt,
+    });
+    if (!consumed) throw AuthErrors.challengeNotFound();
     return this.tokens.issue(address, now);
   }
 
@@ -101,21 +84,24 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** The unconsumed challenges of each live slot, newest first: one per slot, the next generation of each. */
+  private async liveChallenges(address: Address, now: Date): Promise<LoginChallenge[]> {
+    const slots = this.challenges.liveSlots(now);
+    const consumed = await this.repository.consumedPerSlot(storageAddress(address), slots);
+    return slots.map((slot) => this.challenges.challenge(address, slot, consumed.get(slot.getTime()) ?? 0));
+  }
+
   /**
-   * What the signature may be over: the stored message the client names, or, when it names none, each outstanding
-   * challenge's message and (unless AUTH_REQUIRE_SIWE) its bare nonce, the interface's literal flow.
+   * What the signature may be over: the message the client names, when it is one of the live challenges, or, when
+   * it names none, each live challenge's message and (unless AUTH_REQUIRE_SIWE) its bare nonce, the interface's
+   * literal flow.
    */
-  private candidates(
-    outstanding: OutstandingChallenge[],
-    message: string | undefined,
-    now: Date,
-  ): Candidate[] {
-    const usable = outstanding.filter((challenge) => isWithinTimeBounds(challenge.message, now));
+  private candidates(live: LoginChallenge[], message: string | undefined): Candidate[] {
     if (message !== undefined) {
-      const named = usable.find((challenge) => challenge.message === message);
+      const named = live.find((challenge) => challenge.message === message);
       return named ? [{ challenge: named, signedText: named.message }] : [];
     }
-    return usable.flatMap((challenge) => [
+    return live.flatMap((challenge) => [
       { challenge, signedText: challenge.message },
       ...(this.config.authRequireSiwe ? [] : [{ challenge, signedText: challenge.nonce }]),
     ]);

@@ -2,7 +2,7 @@ import { createHmac, createSecretKey, randomUUID, type KeyObject } from 'node:cr
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
-import { loadOrCreateJwtSecret } from './jwt-secret.js';
+import { resolveJwtSecret } from './jwt-secret.js';
 
 export const JWT_ISSUER = 'tollgate';
 export const JWT_AUDIENCE = 'tollgate-api';
@@ -36,9 +36,7 @@ export class SessionTokenService {
   readonly key: KeyObject;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.key = createSecretKey(
-      Buffer.from(config.jwtSecret ?? loadOrCreateJwtSecret(config.dataDir), 'utf8'),
-    );
+    this.key = createSecretKey(Buffer.from(resolveJwtSecret(config), 'utf8'));
   }
 
   issue(address: string, now = new Date()): IssuedSession {

@@ -1,5 +1,5 @@
 import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
-import { AuthChallengeEntity } from '../auth/auth-challenge.entity.js';
+import { ConsumedChallengeEntity } from '../auth/consumed-challenge.entity.js';
 import { RevokedTokenEntity } from '../auth/revoked-token.entity.js';
 import { EventEntity } from '../events/event.entity.js';
 import { CacheInvalidationEntity } from './cache-invalidation.entity.js';
@@ -17,7 +17,7 @@ import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity.js';
  */
 export const ENTITIES: Array<new () => unknown> = [
   ApiKeyEntity,
-  AuthChallengeEntity,
+  ConsumedChallengeEntity,
   RevokedTokenEntity,
   EventEntity,
   CacheInvalidationEntity,

@@ -4,6 +4,7 @@ import { ApiKeys1795315100000 } from './1795315100000-ApiKeys.js';
 import { Subscriptions1795315200000 } from './1795315200000-Subscriptions.js';
 import { Webhooks1795315300000 } from './1795315300000-Webhooks.js';
 import { CacheInvalidations1795315400000 } from './1795315400000-CacheInvalidations.js';
+import { ConsumedChallenges1795454763649 } from './1795454763649-ConsumedChallenges.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -16,4 +17,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   Subscriptions1795315200000,
   Webhooks1795315300000,
   CacheInvalidations1795315400000,
+  ConsumedChallenges1795454763649,
 ];
