@@ -104,7 +104,7 @@ export const SETTINGS = {
     env: 'AUTH_NONCE_TTL_SECONDS',
     parse: integer({ min: 10, max: 86_400 }),
     default: 600,
-    doc: 'Lifetime of a login challenge (single use, at most 5 outstanding per address).',
+    doc: 'Lifetime of a login challenge (single use; a nonce request never invalidates one already handed out).',
   }),
   authRequireSiwe: setting({
     env: 'AUTH_REQUIRE_SIWE',
