@@ -5,6 +5,7 @@ import { EventOutbox, type RecordedEvent } from '../src/events/event-outbox.serv
 import type { EventType } from '../src/events/event-types.js';
 import { http } from './utils/http.js';
 import { Receiver, sleep, until, type Answer, type Received } from './utils/receiver.js';
+import { startWorkerProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, newWallet, type WalletSession } from './utils/wallet.js';
 
@@ -761,6 +762,18 @@ describe('webhook delivery across restarts', () => {
       expect(new Set(ids)).toEqual(new Set(events.map((event) => event.id)));
     } finally {
       await Promise.all([b.close(), c.close()]);
+    }
+  }, 60_000);
+
+  it('is delivered by a standalone worker process (npm run start:worker), which stops cleanly', async () => {
+    const { a, event, secret } = await recordWithoutWorkers();
+    await a.close();
+    const worker = await startWorkerProcess(a.databaseUrl, LOOPBACK_ENV);
+    try {
+      const [received] = await receiver.waitFor(1, 20_000);
+      expect(verify(secret, received!)).toMatchObject({ id: event.id, type: 'subscription.renewed' });
+    } finally {
+      expect(await worker.kill('SIGTERM')).toBe(0);
     }
   }, 60_000);
 });

@@ -22,7 +22,10 @@ export class DashboardModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // The delivery worker process (`npm run start:worker`) runs the modules without an HTTP server.
+    const adapter = this.adapterHost.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
+    if (!adapter) return;
+    const fastify = adapter.getInstance<FastifyInstance>();
     const assets = loadDashboardAssets(this.dir);
     const send = (reply: FastifyReply, asset: DashboardAsset): FastifyReply =>
       reply

@@ -7,6 +7,7 @@ import { freePort } from '../../src/common/net/free-port.js';
 import { TEST_JWT_SECRET } from './test-app.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+const WORKER = fileURLToPath(new URL('../../dist/src/worker.js', import.meta.url));
 
 export interface ServiceProcess {
   url: string;
@@ -57,6 +58,46 @@ export async function startServiceProcess(
   }
   return {
     url,
+    child,
+    output,
+    exited,
+    kill: (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/**
+ * The built delivery worker (`dist/src/worker.js`, what `npm run start:worker` runs) as a real process against the
+ * given database. Resolves once it says it is running; `kill` stops it and resolves with its exit code.
+ */
+export async function startWorkerProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<Omit<ServiceProcess, 'url'>> {
+  const child = spawn(process.execPath, [WORKER], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-worker-')),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  for (let attempt = 0; !output.join('').includes('worker is running'); attempt++) {
+    if (child.exitCode !== null || attempt > 300)
+      throw new Error(`worker did not start:\n${output.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
     child,
     output,
     exited,
