@@ -33,11 +33,12 @@ describe('route permissions', () => {
     expect(routes).toMatchSnapshot();
   });
 
-  it('leaves only the login and health routes public', () => {
+  it('leaves only the login, health and payment-plan routes public', () => {
     expect(routes.filter((route) => route.public).map((route) => `${route.method} ${route.path}`)).toEqual([
       'POST /auth/nonce',
       'POST /auth/verify',
       'GET /health',
+      'GET /subscriptions/plan',
     ]);
   });
 

@@ -1,8 +1,7 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 import { createPublicClient, getAddress, type Hex, http as viemHttp } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { freePort } from '../src/common/net/free-port.js';
 import { startTestChain, type TestChain } from './utils/evm.js';
 import { http } from './utils/http.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './utils/test-app.js';
@@ -15,17 +14,6 @@ interface Challenge {
   message: string;
   issuedAt: string;
   expiresAt: string;
-}
-
-/** A loopback port nothing listens on, so connections to it are refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function requestChallenge(api: Api, address: string): Promise<Challenge> {
@@ -68,13 +56,14 @@ describe('smart-wallet login (ERC-1271 / ERC-6492) over HTTP', () => {
     chain = await startTestChain();
     reader = createPublicClient({ transport: viemHttp(chain.rpcUrl, { retryCount: 0 }) });
     online = await startTestApp({
-      env: { CHAIN_RPC_URL: chain.rpcUrl, CHAIN_RPC_TIMEOUT_MS: '1500' },
+      // Generous: with other suites running beside it, tevm's first calls can take seconds.
+      env: { CHAIN_RPC_URL: chain.rpcUrl, CHAIN_RPC_TIMEOUT_MS: '10000' },
     });
     api = http(online.url);
     // The other instances share the worker's database: keep what the first one set up.
     rpcDown = await startTestApp({
       keepData: true,
-      env: { CHAIN_RPC_URL: `http://127.0.0.1:${await closedPort()}`, CHAIN_RPC_TIMEOUT_MS: '1500' },
+      env: { CHAIN_RPC_URL: `http://127.0.0.1:${await freePort()}`, CHAIN_RPC_TIMEOUT_MS: '1500' },
     });
     noRpc = await startTestApp({ keepData: true, env: { CHAIN_RPC_TIMEOUT_MS: '1500' } });
   });

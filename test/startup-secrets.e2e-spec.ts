@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,5 +49,20 @@ describe('secrets at start', () => {
     const { code, output } = await runUntilExit({ NODE_ENV: 'production', JWT_SECRET: secret });
     expect(code).toBe(78);
     expect(output).toMatch(/JWT_SECRET: /);
+  });
+});
+
+describe('payment gateway at start', () => {
+  it('refuses to start in production without an explicit PAYMENT_GATEWAY, saying so in one line', async () => {
+    const { code, output } = await runUntilExit({
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      // Empty counts as unset.
+      PAYMENT_GATEWAY: '',
+    });
+    expect(code).toBe(78);
+    expect(output.split('\n')).toContain(
+      '  - PAYMENT_GATEWAY: required when NODE_ENV=production (free, operator or erc20; see docs/payments.md)',
+    );
   });
 });

@@ -14,6 +14,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BAD_CHECKSUM = '0x52908400098527886E0F7030069857D2E4169Ee7';
 
 const ms = (iso: string): number => Date.parse(iso);
+/** The payment of a renewal under the default gateway (`free`), as history and events show it. */
+const FREE_PAYMENT = {
+  gateway: 'free',
+  amount: '0',
+  chainId: null,
+  token: null,
+  payer: null,
+  txHash: null,
+  logIndex: null,
+};
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -166,12 +176,13 @@ describe('subscriptions over HTTP', () => {
           actor: user.address,
           previousPeriodEnd: null,
           currentPeriodEnd: body.currentPeriodEnd,
+          payment: FREE_PAYMENT,
         },
       ]);
       const payments = await c.rows('payments', user.address);
       expect(payments).toEqual([
         expect.objectContaining({
-          gateway: 'zero_amount',
+          gateway: 'free',
           amount_minor: '0',
           currency: null,
           period_start: new Date(body.currentPeriodStart),
@@ -180,7 +191,10 @@ describe('subscriptions over HTTP', () => {
       ]);
       const events = await c.rows('events', user.address);
       expect(events).toEqual([
-        expect.objectContaining({ type: 'subscription.renewed', data: { ...body, previousPeriodEnd: null } }),
+        expect.objectContaining({
+          type: 'subscription.renewed',
+          data: { ...body, previousPeriodEnd: null, periods: 1, payment: FREE_PAYMENT },
+        }),
       ]);
     });
 
@@ -202,7 +216,12 @@ describe('subscriptions over HTTP', () => {
         period_end: new Date(second.body.currentPeriodEnd),
       });
       const events = await c.rows('events', user.address);
-      expect(events[1].data).toEqual({ ...second.body, previousPeriodEnd: first.currentPeriodEnd });
+      expect(events[1].data).toEqual({
+        ...second.body,
+        previousPeriodEnd: first.currentPeriodEnd,
+        periods: 1,
+        payment: FREE_PAYMENT,
+      });
       const history = (await c.history(user)).body;
       expect(history[0]).toMatchObject({
         type: 'renewed',
@@ -345,7 +364,7 @@ describe('subscriptions over HTTP', () => {
       }
       for (const entry of entries) {
         expect(Object.keys(entry).sort()).toEqual(
-          ['actor', 'at', 'currentPeriodEnd', 'id', 'previousPeriodEnd', 'type'].sort(),
+          ['actor', 'at', 'currentPeriodEnd', 'id', 'payment', 'previousPeriodEnd', 'type'].sort(),
         );
       }
     });
@@ -593,7 +612,7 @@ describe('subscriptions over HTTP', () => {
 
     it('records nothing when the payment gateway fails, and frees the key for a retry', async () => {
       const gateway = t.app.get<PaymentGateway>(PAYMENT_GATEWAY);
-      jest.spyOn(gateway, 'charge').mockRejectedValueOnce(new Error('payment provider unavailable'));
+      jest.spyOn(gateway, 'approve').mockRejectedValueOnce(new Error('payment provider unavailable'));
       const user = await login(t.url);
       const key = randomUUID();
       const failed = await c.renew(user, {}, key);

@@ -211,6 +211,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How renewals are paid here (addition, public).
+         * @description The payment gateway in force and the length of a period; under `erc20`, everything needed to build the transfer: chain, token (its symbol and decimals read from the token's contract), receiving address, price per period, confirmations required. 503 `payment_chain_unavailable` while the token cannot be read.
+         */
+        get: operations["getSubscriptionPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/renew": {
         parameters: {
             query?: never;
@@ -221,8 +241,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Renew manually: pay for one more period.
-         * @description An active subscription is extended by one period from its current end (and a pending cancel is dropped); any other starts a new period now. The renewal goes through the payment gateway; the default one approves and records a zero-amount payment. Emits `subscription.renewed`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         * Renew manually: pay for one more period (or several).
+         * @description An active subscription is extended by the periods paid from its current end (and a pending cancel is dropped); any other starts them now. The renewal goes through the payment gateway (`PAYMENT_GATEWAY`; `GET /subscriptions/plan` says which): `free` approves every renewal (development and tests); `operator` lets only operators (OPERATOR_ADDRESSES) and their API keys renew (anyone else: 403 `renewal_operator_only`); `erc20` takes `{"payment": {"txHash"}}`, the hash of a mined transfer of the payment token to the receiving address, from the subscription's wallet (or from the operator's own wallet when an operator renews another address), of at least the price: it buys floor(amount / price) periods, and each transfer is credited once, ever. A refused payment changes nothing: 402 when it does not pay (`payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`), 409 when it cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key. Emits `subscription.renewed` with the payment in `data.payment`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
          */
         post: operations["renewSubscription"];
         delete?: never;
@@ -540,6 +560,43 @@ export interface components {
              */
             status: "up" | "down";
         };
+        Erc20PlanDto: {
+            /**
+             * @description The chain to pay on (PAYMENT_CHAIN_ID).
+             * @example 8453
+             */
+            chainId: number;
+            /**
+             * @description Confirmations a payment needs before it is credited.
+             * @example 3
+             */
+            confirmations: number;
+            /**
+             * @description The token's decimals, as its contract reports them.
+             * @example 6
+             */
+            decimals: number;
+            /**
+             * @description Price of one period in the token's smallest unit, as a decimal string. A transfer buys floor(amount / price) periods.
+             * @example 5000000
+             */
+            pricePerPeriod: string;
+            /**
+             * @description Where to send the payment (EIP-55).
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            receiver: string;
+            /**
+             * @description The token's symbol, as its contract reports it.
+             * @example USDC
+             */
+            symbol: string;
+            /**
+             * @description The ERC-20 contract (EIP-55).
+             * @example 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913
+             */
+            token: string;
+        };
         ErrorDetailsDto: {
             /**
              * @description Stable, machine-readable error code.
@@ -631,12 +688,71 @@ export interface components {
              */
             nonce: string;
         };
+        PaymentDto: {
+            /**
+             * @description Amount paid, in the token's smallest unit, as a decimal string; `0` for `free` and `operator`.
+             * @example 5000000
+             */
+            amount: string;
+            /**
+             * @description Chain of an on-chain payment.
+             * @example 8453
+             */
+            chainId: number | null;
+            /**
+             * @description The gateway that approved it (`PAYMENT_GATEWAY` at the time).
+             * @example erc20
+             * @enum {string}
+             */
+            gateway: "free" | "operator" | "erc20";
+            /**
+             * @description The transfer's log in the receipt.
+             * @example 0
+             */
+            logIndex: number | null;
+            /**
+             * @description The wallet the transfer came from (EIP-55).
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            payer: string | null;
+            /**
+             * @description The ERC-20 contract paid in (EIP-55).
+             * @example 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913
+             */
+            token: string | null;
+            /** @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 */
+            txHash: string | null;
+        };
+        PlanDto: {
+            /** @description Set when `gateway` is `erc20`. */
+            erc20: components["schemas"]["Erc20PlanDto"] | null;
+            /**
+             * @description `free`: renew without paying. `operator`: only operators (and their API keys) renew. `erc20`: pay on chain, then renew with the transaction hash.
+             * @example erc20
+             * @enum {string}
+             */
+            gateway: "free" | "operator" | "erc20";
+            /**
+             * @description Length of one period, in seconds.
+             * @example 2592000
+             */
+            periodSeconds: number;
+        };
         RenewSubscriptionDto: {
             /**
              * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address?: string;
+            /** @description Required when the gateway is `erc20` (else 402 `payment_required`); refused under `free` and `operator` (400 `payment_not_expected`). */
+            payment?: components["schemas"]["RenewalPaymentDto"];
+        };
+        RenewalPaymentDto: {
+            /**
+             * @description Hash of the mined transaction that transferred the price (or a multiple of it) of the payment token to the receiving address (see GET /subscriptions/plan). Each transfer is credited once.
+             * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
+             */
+            txHash: string;
         };
         RevokeApiKeyDto: {
             /**
@@ -837,6 +953,8 @@ export interface components {
              * @example 5f0c6f0e-3c1b-4a51-9a7c-3f9b1d2e8a41
              */
             id: string;
+            /** @description What paid for a renewal; null for cancels, expiries and renewals recorded before payments were linked. */
+            payment: components["schemas"]["PaymentDto"] | null;
             /**
              * Format: date-time
              * @description The period end before the change; null for the first renewal.
@@ -1498,6 +1616,34 @@ export interface operations {
             };
         };
     };
+    getSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDto"];
+                };
+            };
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     renewSubscription: {
         parameters: {
             query?: never;
@@ -1536,7 +1682,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `payment_not_expected`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1554,8 +1700,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The payment was refused; nothing was credited. `details.code`: `payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
+             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `renewal_operator_only`.
              *
              *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
              */
@@ -1567,8 +1722,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Conflict. `details.code`: `idempotency_in_progress`. */
+            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

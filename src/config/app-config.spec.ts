@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { ConfigValidationError, loadAppConfig } from './app-config.js';
 import { renderConfigTable, TABLE_END, TABLE_START, withConfigTable } from './config-table.js';
 import { integer, setting } from './setting.js';
-import { SETTINGS } from './settings.js';
+import { erc20PaymentSettings, paymentGatewayOf, SETTINGS } from './settings.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -103,12 +103,20 @@ describe('loadAppConfig', () => {
     ]);
   });
 
-  it('requires JWT_SECRET in production', () => {
+  it('requires JWT_SECRET and PAYMENT_GATEWAY in production', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       'JWT_SECRET: required when NODE_ENV=production (at least 32 bytes)',
+      'PAYMENT_GATEWAY: required when NODE_ENV=production (free, operator or erc20; see docs/payments.md)',
     ]);
     const strong = randomBytes(32).toString('base64url');
-    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: strong }).jwtSecret).toBe(strong);
+    const production = { NODE_ENV: 'production', JWT_SECRET: strong };
+    expect(problemsOf({ ...production, PAYMENT_GATEWAY: '' })).toEqual([
+      'PAYMENT_GATEWAY: required when NODE_ENV=production (free, operator or erc20; see docs/payments.md)',
+    ]);
+    const config = loadAppConfig({ ...production, PAYMENT_GATEWAY: 'free' });
+    expect(config.jwtSecret).toBe(strong);
+    expect(paymentGatewayOf(config)).toBe('free');
+    expect(paymentGatewayOf(loadAppConfig({ ...production, PAYMENT_GATEWAY: 'operator' }))).toBe('operator');
   });
 
   it.each([
@@ -120,6 +128,67 @@ describe('loadAppConfig', () => {
   ])('refuses %s as a production JWT_SECRET, and accepts it outside production', (_label, secret) => {
     expect(() => loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: secret })).toThrow(/JWT_SECRET: /);
     expect(loadAppConfig({ NODE_ENV: 'development', JWT_SECRET: secret }).jwtSecret).toBe(secret);
+  });
+
+  it('defaults PAYMENT_GATEWAY to free outside production, and knows no other gateway', () => {
+    expect(paymentGatewayOf(loadAppConfig({}))).toBe('free');
+    expect(paymentGatewayOf(loadAppConfig({ NODE_ENV: 'test' }))).toBe('free');
+    expect(problemsOf({ PAYMENT_GATEWAY: 'default' })).toEqual([
+      'PAYMENT_GATEWAY must be one of the following values: free, operator, erc20',
+    ]);
+  });
+
+  describe('PAYMENT_GATEWAY=erc20', () => {
+    const token = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+    const receiver = '0x52908400098527886e0f7030069857d2e4169ee7';
+    const complete = {
+      PAYMENT_GATEWAY: 'erc20',
+      PAYMENT_TOKEN_ADDRESS: token,
+      PAYMENT_RECEIVER_ADDRESS: receiver,
+      PAYMENT_PRICE_PER_PERIOD: '5000000',
+      PAYMENT_CHAIN_ID: '8453',
+      CHAIN_RPC_URL: 'http://127.0.0.1:8545',
+    };
+
+    it('builds the settings, addresses in EIP-55 form, one confirmation by default', () => {
+      expect(erc20PaymentSettings(loadAppConfig(complete))).toEqual({
+        chainId: 8453,
+        token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        receiver: '0x52908400098527886E0F7030069857D2E4169EE7',
+        pricePerPeriod: 5_000_000n,
+        confirmations: 1,
+        rpcUrl: 'http://127.0.0.1:8545',
+      });
+      const twelve = loadAppConfig({ ...complete, PAYMENT_CONFIRMATIONS: '12' });
+      expect(erc20PaymentSettings(twelve).confirmations).toBe(12);
+    });
+
+    it('names every missing setting in one line', () => {
+      expect(problemsOf({ PAYMENT_GATEWAY: 'erc20' })).toEqual([
+        'PAYMENT_GATEWAY=erc20 requires PAYMENT_TOKEN_ADDRESS, PAYMENT_RECEIVER_ADDRESS, PAYMENT_PRICE_PER_PERIOD, ' +
+          'PAYMENT_CHAIN_ID, CHAIN_RPC_URL',
+      ]);
+    });
+
+    it.each([
+      ['PAYMENT_PRICE_PER_PERIOD', '0', 'PAYMENT_PRICE_PER_PERIOD must be a positive integer'],
+      ['PAYMENT_PRICE_PER_PERIOD', '1.5', 'PAYMENT_PRICE_PER_PERIOD must be a positive integer'],
+      [
+        'PAYMENT_PRICE_PER_PERIOD',
+        (2n ** 256n).toString(),
+        'PAYMENT_PRICE_PER_PERIOD must not be larger than a uint256',
+      ],
+      [
+        'PAYMENT_TOKEN_ADDRESS',
+        '0x1234',
+        'PAYMENT_TOKEN_ADDRESS must be a contract address (0x and 40 hex digits)',
+      ],
+      ['PAYMENT_RECEIVER_ADDRESS', token, 'PAYMENT_RECEIVER_ADDRESS: must differ from PAYMENT_TOKEN_ADDRESS'],
+      ['PAYMENT_CONFIRMATIONS', '0', 'PAYMENT_CONFIRMATIONS must not be less than 1'],
+    ])('refuses %s=%s', (name, value, problem) => {
+      // A refused required value is also reported as missing for erc20.
+      expect(problemsOf({ ...complete, [name]: value })[0]).toBe(problem);
+    });
   });
 });
 

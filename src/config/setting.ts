@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { isURL } from 'class-validator';
+import { getAddress } from 'viem';
 
 /** A bad value, reported with every other bad value in one message (the text names the variable). */
 export class InvalidSetting extends Error {}
@@ -113,4 +114,31 @@ export function list<Item>(item: (text: string) => Item | undefined, what: strin
     if (bad.length > 0) invalid(`${name}: not ${what}: ${bad.join(', ')}`);
     return parsed as Item[];
   };
+}
+
+const UINT256_MAX = 2n ** 256n - 1n;
+
+/** An EVM address (0x and 40 hex digits, any case), kept in EIP-55 form; empty means unset. */
+export function address(what: string): Parser<`0x${string}`> {
+  return (raw, name) => {
+    if (raw === '') return undefined;
+    if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) invalid(`${name} must be ${what} (0x and 40 hex digits)`);
+    return getAddress(raw);
+  };
+}
+
+/** A positive integer up to a uint256, as a bigint (token amounts exceed a double); empty means unset. */
+export function positiveUint256(): Parser<bigint> {
+  return (raw, name) => {
+    const text = raw.trim();
+    if (text === '') return undefined;
+    if (!/^\d+$/.test(text) || BigInt(text) === 0n) invalid(`${name} must be a positive integer`);
+    if (BigInt(text) > UINT256_MAX) invalid(`${name} must not be larger than a uint256`);
+    return BigInt(text);
+  };
+}
+
+/** `parse`, except that empty means unset (for a choice whose absence means something). */
+export function optional<T>(parse: Parser<T>): Parser<T> {
+  return (raw, name) => (raw === '' ? undefined : parse(raw, name));
 }

@@ -3,11 +3,14 @@ import { resolve } from 'node:path';
 import { getAddress, isAddress } from 'viem';
 import { weakSecretReason } from './secret-strength.js';
 import {
+  address,
   boolean,
   directory,
   integer,
   list,
   oneOf,
+  optional,
+  positiveUint256,
   secret,
   setting,
   text,
@@ -16,6 +19,9 @@ import {
 } from './setting.js';
 
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
+
+export const PAYMENT_GATEWAYS = ['free', 'operator', 'erc20'] as const;
+export type PaymentGatewayName = (typeof PAYMENT_GATEWAYS)[number];
 
 /**
  * Every setting of the service, each described once. `AppConfig` (its type and its values), the validation at start
@@ -64,7 +70,7 @@ export const SETTINGS = {
     env: 'NODE_ENV',
     parse: oneOf(['development', 'production', 'test']),
     default: 'development',
-    doc: '`production` makes `JWT_SECRET` mandatory and refuses known placeholders and low-entropy values.',
+    doc: '`production` makes `JWT_SECRET` (no known placeholder, no low-entropy value) and `PAYMENT_GATEWAY` mandatory.',
   }),
   jwtSecret: setting<string | undefined>({
     env: 'JWT_SECRET',
@@ -116,7 +122,7 @@ export const SETTINGS = {
     env: 'CHAIN_RPC_URL',
     parse: url({ protocols: ['http', 'https'] }),
     default: undefined,
-    doc: 'JSON-RPC endpoint for smart-wallet signatures (ERC-1271, ERC-6492). Unset: they cannot be checked and fail closed.',
+    doc: 'JSON-RPC endpoint for smart-wallet signatures (ERC-1271, ERC-6492) and `erc20` payments. Unset: smart-wallet signatures cannot be checked and fail closed.',
   }),
   chainRpcTimeoutMs: setting({
     env: 'CHAIN_RPC_TIMEOUT_MS',
@@ -161,11 +167,43 @@ export const SETTINGS = {
     default: 2_592_000,
     doc: 'Length of a prepaid period (30 days).',
   }),
-  paymentGateway: setting({
+  // Unset is `free` outside production; in production a cross-check refuses it (see paymentGatewayOf).
+  paymentGateway: setting<PaymentGatewayName | undefined>({
     env: 'PAYMENT_GATEWAY',
-    parse: oneOf(['default']),
-    default: 'default',
-    doc: 'Payment adapter for renewals (see "Payments").',
+    parse: optional(oneOf(PAYMENT_GATEWAYS)),
+    default: undefined,
+    defaultDoc: '`free` (none in production)',
+    doc: '`free`, `operator` or `erc20`: who pays for renewals (see [Payments](#payments)). Required when `NODE_ENV=production`.',
+  }),
+  paymentTokenAddress: setting<`0x${string}` | undefined>({
+    env: 'PAYMENT_TOKEN_ADDRESS',
+    parse: address('a contract address'),
+    default: undefined,
+    doc: '`erc20`: the ERC-20 contract paid in.',
+  }),
+  paymentReceiverAddress: setting<`0x${string}` | undefined>({
+    env: 'PAYMENT_RECEIVER_ADDRESS',
+    parse: address('a wallet address'),
+    default: undefined,
+    doc: '`erc20`: where payments go.',
+  }),
+  paymentPricePerPeriod: setting<bigint | undefined>({
+    env: 'PAYMENT_PRICE_PER_PERIOD',
+    parse: positiveUint256(),
+    default: undefined,
+    doc: "`erc20`: price of one period in the token's smallest unit.",
+  }),
+  paymentChainId: setting<number | undefined>({
+    env: 'PAYMENT_CHAIN_ID',
+    parse: integer({ min: 1 }),
+    default: undefined,
+    doc: '`erc20`: the chain the token lives on (`CHAIN_RPC_URL` must serve it).',
+  }),
+  paymentConfirmations: setting({
+    env: 'PAYMENT_CONFIRMATIONS',
+    parse: integer({ min: 1, max: 10_000 }),
+    default: 1,
+    doc: '`erc20`: confirmations a payment needs before it is credited (its own block counts as one).',
   }),
   webhookAllowHttp: setting({
     env: 'WEBHOOK_ALLOW_HTTP',
@@ -226,4 +264,56 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       config.nodeEnv === 'production' && config.jwtSecret ? weakSecretReason(config.jwtSecret) : undefined;
     return weakness && `JWT_SECRET: ${weakness}; generate one with \`openssl rand -base64 48\``;
   },
+  // Defaulting to `free` in production would give every subscription away unnoticed.
+  (config) =>
+    config.nodeEnv === 'production' && config.paymentGateway === undefined
+      ? 'PAYMENT_GATEWAY: required when NODE_ENV=production (free, operator or erc20; see docs/payments.md)'
+      : undefined,
+  (config) => {
+    if (config.paymentGateway !== 'erc20') return undefined;
+    const missing = Object.entries({
+      PAYMENT_TOKEN_ADDRESS: config.paymentTokenAddress,
+      PAYMENT_RECEIVER_ADDRESS: config.paymentReceiverAddress,
+      PAYMENT_PRICE_PER_PERIOD: config.paymentPricePerPeriod,
+      PAYMENT_CHAIN_ID: config.paymentChainId,
+      CHAIN_RPC_URL: config.chainRpcUrl,
+    }).filter(([, value]) => value === undefined);
+    return missing.length > 0
+      ? `PAYMENT_GATEWAY=erc20 requires ${missing.map(([name]) => name).join(', ')}`
+      : undefined;
+  },
+  (config) =>
+    config.paymentTokenAddress !== undefined && config.paymentTokenAddress === config.paymentReceiverAddress
+      ? 'PAYMENT_RECEIVER_ADDRESS: must differ from PAYMENT_TOKEN_ADDRESS'
+      : undefined,
 ];
+
+/** What an ERC-20 payment must look like to be credited (docs/payments.md). */
+export interface Erc20PaymentSettings {
+  readonly chainId: number;
+  /** EIP-55. */
+  readonly token: `0x${string}`;
+  /** EIP-55. */
+  readonly receiver: `0x${string}`;
+  /** In the token's smallest unit. */
+  readonly pricePerPeriod: bigint;
+  readonly confirmations: number;
+  readonly rpcUrl: string;
+}
+
+/** The gateway in force: `free` when unset (the cross-checks refuse that in production). */
+export function paymentGatewayOf(config: AppConfig): PaymentGatewayName {
+  return config.paymentGateway ?? 'free';
+}
+
+/** The `erc20` gateway's settings; the cross-checks made sure every one is set when it is chosen. */
+export function erc20PaymentSettings(config: AppConfig): Erc20PaymentSettings {
+  return {
+    chainId: config.paymentChainId!,
+    token: config.paymentTokenAddress!,
+    receiver: config.paymentReceiverAddress!,
+    pricePerPeriod: config.paymentPricePerPeriod!,
+    confirmations: config.paymentConfirmations,
+    rpcUrl: config.chainRpcUrl!,
+  };
+}

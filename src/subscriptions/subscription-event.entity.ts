@@ -8,6 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
+import { PaymentEntity } from './payment/payment.entity.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 
 export const SUBSCRIPTION_EVENT_TYPES = ['renewed', 'canceled', 'expired'] as const;
@@ -66,6 +67,15 @@ export class SubscriptionEventEntity {
 
   @Column({ name: 'current_period_end', type: 'timestamptz' })
   currentPeriodEnd: Date;
+
+  /** The payment a renewal recorded (null for other changes, and for renewals made before payments were linked). */
+  @Column({ name: 'payment_id', type: 'uuid', nullable: true })
+  paymentId: string | null;
+
+  // Declares the foreign key; never loaded.
+  @ManyToOne(() => PaymentEntity, { onDelete: 'RESTRICT', nullable: true })
+  @JoinColumn({ name: 'payment_id', foreignKeyConstraintName: 'fk_subscription_events_payment' })
+  payment?: PaymentEntity | null;
 
   /** The Idempotency-Key the change was requested with, if any. */
   @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })

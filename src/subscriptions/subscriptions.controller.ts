@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestj
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { resolveTargetAddress } from '../auth/access/address-access.js';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
+import { Public } from '../auth/decorators/public.decorator.js';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { ROUTE_SCOPES } from '../auth/scopes.js';
@@ -11,7 +12,7 @@ import {
   RenewSubscriptionDto,
   SubscriptionAddressQueryDto,
 } from './dto/subscription-requests.dto.js';
-import { SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
+import { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { ApiIdempotencyKey, IdempotencyKey } from './idempotency/idempotency-key.decorator.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
@@ -53,6 +54,34 @@ const CANCELED_NOW_EXAMPLE: SubscriptionDto = {
   updatedAt: '2026-11-30T09:00:00.000Z',
 };
 
+const TX_HASH = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
+const ERC20_PLAN_EXAMPLE: PlanDto = {
+  gateway: 'erc20',
+  periodSeconds: 2_592_000,
+  erc20: {
+    chainId: 8453,
+    token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    symbol: 'USDC',
+    decimals: 6,
+    receiver: ADDRESS,
+    pricePerPeriod: '5000000',
+    confirmations: 3,
+  },
+};
+
+const PAYMENTS =
+  'The renewal goes through the payment gateway (`PAYMENT_GATEWAY`; `GET /subscriptions/plan` says which): ' +
+  '`free` approves every renewal (development and tests); `operator` lets only operators (OPERATOR_ADDRESSES) and ' +
+  'their API keys renew (anyone else: 403 `renewal_operator_only`); `erc20` takes `{"payment": {"txHash"}}`, the ' +
+  "hash of a mined transfer of the payment token to the receiving address, from the subscription's wallet (or " +
+  "from the operator's own wallet when an operator renews another address), of at least the price: it buys " +
+  'floor(amount / price) periods, and each transfer is credited once, ever. A refused payment changes nothing: ' +
+  '402 when it does not pay (`payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, ' +
+  '`payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`), 409 when it ' +
+  'cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required ' +
+  'confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits ' +
+  'nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key.';
+
 const ACCESS =
   'An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only ' +
   'on their own (403 `address_forbidden`).';
@@ -61,6 +90,31 @@ const ACCESS =
 @Controller('subscriptions')
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}
+
+  @Get('plan')
+  @Public()
+  @ApiOperation({
+    operationId: 'getSubscriptionPlan',
+    summary: 'How renewals are paid here (addition, public).',
+    description:
+      'The payment gateway in force and the length of a period; under `erc20`, everything needed to build the ' +
+      "transfer: chain, token (its symbol and decimals read from the token's contract), receiving address, price " +
+      'per period, confirmations required. 503 `payment_chain_unavailable` while the token cannot be read.',
+  })
+  @ApiOkResponse({
+    type: PlanDto,
+    examples: {
+      erc20: { summary: 'Paid in an ERC-20 token', value: ERC20_PLAN_EXAMPLE },
+      free: {
+        summary: 'Free (development)',
+        value: { gateway: 'free', periodSeconds: 2_592_000, erc20: null },
+      },
+    },
+  })
+  @ApiErrors({ 503: ['payment_chain_unavailable'] })
+  getSubscriptionPlan(): Promise<PlanDto> {
+    return this.subscriptions.plan();
+  }
 
   @Get('status')
   @Authenticated({ scopes: ROUTE_SCOPES.readSubscriptions })
@@ -90,11 +144,11 @@ export class SubscriptionsController {
   @Authenticated({ scopes: ROUTE_SCOPES.manageSubscriptions })
   @ApiOperation({
     operationId: 'renewSubscription',
-    summary: 'Renew manually: pay for one more period.',
+    summary: 'Renew manually: pay for one more period (or several).',
     description:
-      'An active subscription is extended by one period from its current end (and a pending cancel is dropped); ' +
-      'any other starts a new period now. The renewal goes through the payment gateway; the default one approves ' +
-      `and records a zero-amount payment. Emits \`subscription.renewed\`. ${ACCESS}`,
+      'An active subscription is extended by the periods paid from its current end (and a pending cancel is ' +
+      `dropped); any other starts them now. ${PAYMENTS} Emits \`subscription.renewed\` with the payment in ` +
+      `\`data.payment\`. ${ACCESS}`,
   })
   @ApiIdempotencyKey()
   @ApiBody({
@@ -103,20 +157,41 @@ export class SubscriptionsController {
     examples: {
       own: { summary: "The caller's own subscription", value: {} },
       other: { summary: 'Another address (operators)', value: { address: ADDRESS } },
+      paid: { summary: 'Paid on chain (`erc20`)', value: { payment: { txHash: TX_HASH } } },
+      paidForOther: {
+        summary: "Paid on chain from the operator's wallet for another address",
+        value: { address: ADDRESS, payment: { txHash: TX_HASH } },
+      },
     },
   })
   @ApiOkResponse({ type: SubscriptionDto, description: 'The renewed subscription.', example: ACTIVE_EXAMPLE })
   @ApiErrors({
-    400: ['validation_failed', 'invalid_json', 'idempotency_key_reused'],
-    403: ['address_forbidden'],
-    409: ['idempotency_in_progress'],
+    400: ['validation_failed', 'invalid_json', 'idempotency_key_reused', 'payment_not_expected'],
+    402: [
+      'payment_required',
+      'payment_not_found',
+      'payment_reverted',
+      'payment_wrong_token',
+      'payment_wrong_receiver',
+      'payment_wrong_payer',
+      'payment_insufficient',
+      'payment_too_large',
+    ],
+    403: ['address_forbidden', 'renewal_operator_only'],
+    409: ['idempotency_in_progress', 'payment_already_used', 'payment_not_confirmed'],
+    503: ['payment_chain_unavailable', 'payment_chain_mismatch'],
   })
   renewSubscription(
     @CurrentPrincipal() principal: Principal,
     @Body() body: RenewSubscriptionDto,
     @IdempotencyKey() idempotencyKey: string | undefined,
   ): Promise<SubscriptionDto> {
-    return this.subscriptions.renew(principal, resolveTargetAddress(principal, body.address), idempotencyKey);
+    return this.subscriptions.renew(
+      principal,
+      resolveTargetAddress(principal, body.address),
+      body.payment?.txHash,
+      idempotencyKey,
+    );
   }
 
   @Post('cancel')

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
+import { erc20PaymentSettings, paymentGatewayOf, type PaymentGatewayName } from '../config/settings.js';
 import { IdempotencyRepository } from './idempotency/idempotency.repository.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
-import { ZeroAmountPaymentGateway } from './payment/zero-amount-payment.gateway.js';
+import { FreePaymentGateway, OperatorPaymentGateway } from './payment/billed-elsewhere.gateways.js';
+import { Erc20PaymentGateway } from './payment/erc20-payment.gateway.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsController } from './subscriptions.controller.js';
@@ -20,14 +22,17 @@ import { SubscriptionsService } from './subscriptions.service.js';
     IdempotencyService,
     IdempotencyRepository,
     SubscriptionExpirySweeper,
-    ZeroAmountPaymentGateway,
     {
       provide: PAYMENT_GATEWAY,
-      inject: [APP_CONFIG, ZeroAmountPaymentGateway],
-      useFactory: (config: AppConfig, zeroAmount: ZeroAmountPaymentGateway): PaymentGateway => {
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): PaymentGateway => {
         // Keyed by every value PAYMENT_GATEWAY may take, so a new one cannot be configured without an adapter.
-        const gateways: Record<AppConfig['paymentGateway'], PaymentGateway> = { default: zeroAmount };
-        return gateways[config.paymentGateway];
+        const gateways: Record<PaymentGatewayName, () => PaymentGateway> = {
+          free: () => new FreePaymentGateway(),
+          operator: () => new OperatorPaymentGateway(),
+          erc20: () => new Erc20PaymentGateway(erc20PaymentSettings(config), config.chainRpcTimeoutMs),
+        };
+        return gateways[paymentGatewayOf(config)]();
       },
     },
   ],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../database/database.service.js';
+import type { TransferReference } from './payment/payment-gateway.js';
 import type { SubscriptionPeriodState } from './subscription-state.js';
 import type { SubscriptionEventType } from './subscription-event.entity.js';
 import type { StoredSubscription } from './subscription-view.js';
@@ -30,6 +31,19 @@ export interface NewSubscriptionEvent {
   previousPeriodEnd: Date | null;
   currentPeriodEnd: Date;
   idempotencyKey: string | null;
+  /** The payment a renewal recorded. */
+  paymentId?: string | null;
+}
+
+/** A renewal's payment, as the history shows it. */
+export interface PaymentRow {
+  gateway: string;
+  amountMinor: string;
+  chainId: string | null;
+  token: string | null;
+  payer: string | null;
+  txHash: string | null;
+  logIndex: number | null;
 }
 
 export interface SubscriptionEventRow {
@@ -39,6 +53,7 @@ export interface SubscriptionEventRow {
   actor: string;
   previousPeriodEnd: Date | null;
   currentPeriodEnd: Date;
+  payment: PaymentRow | null;
 }
 
 export interface NewPayment {
@@ -46,7 +61,7 @@ export interface NewPayment {
   address: string;
   gateway: string;
   amountMinor: bigint;
-  currency: string | null;
+  transfer: TransferReference | null;
   periodStart: Date;
   periodEnd: Date;
 }
@@ -147,8 +162,9 @@ export class SubscriptionsRepository {
   async insertEvent(tx: SqlExecutor, event: NewSubscriptionEvent): Promise<void> {
     await tx.query(
       `INSERT INTO subscription_events
-         (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+         (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key,
+          payment_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         event.address,
         event.type,
@@ -158,6 +174,7 @@ export class SubscriptionsRepository {
         event.previousPeriodEnd,
         event.currentPeriodEnd,
         event.idempotencyKey,
+        event.paymentId ?? null,
       ],
     );
   }
@@ -165,26 +182,53 @@ export class SubscriptionsRepository {
   /** The subscription's history, newest first. */
   async history(address: string): Promise<SubscriptionEventRow[]> {
     const { rows } = await this.db.query<SubscriptionEventRow>(
-      `SELECT id, type, at, actor, previous_period_end AS "previousPeriodEnd", current_period_end AS "currentPeriodEnd"
-       FROM subscription_events WHERE address = $1
-       ORDER BY at DESC, seq DESC`,
+      `SELECT e.id, e.type, e.at, e.actor, e.previous_period_end AS "previousPeriodEnd",
+         e.current_period_end AS "currentPeriodEnd",
+         CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object(
+           'gateway', p.gateway, 'amountMinor', p.amount_minor::text, 'chainId', p.chain_id::text, 'token', p.token,
+           'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment
+       FROM subscription_events e LEFT JOIN payments p ON p.id = e.payment_id
+       WHERE e.address = $1
+       ORDER BY e.at DESC, e.seq DESC`,
       [address],
     );
     return rows;
   }
 
-  async insertPayment(tx: SqlExecutor, payment: NewPayment): Promise<void> {
-    await tx.query(
-      `INSERT INTO payments (address, gateway, amount_minor, currency, period_start, period_end)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
+  /**
+   * Records a payment; returns its id, or null when its transfer was credited before (the unique index
+   * `ux_payments_transfer`: a concurrent insert of the same transfer waits for the other to commit or roll back).
+   */
+  async insertPayment(tx: SqlExecutor, payment: NewPayment): Promise<string | null> {
+    const { transfer } = payment;
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO payments
+         (address, gateway, amount_minor, period_start, period_end, chain_id, token, payer, tx_hash, log_index)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT DO NOTHING
+       RETURNING id`,
       [
         payment.address,
         payment.gateway,
         payment.amountMinor.toString(),
-        payment.currency,
         payment.periodStart,
         payment.periodEnd,
+        transfer?.chainId ?? null,
+        transfer?.token ?? null,
+        transfer?.payer ?? null,
+        transfer?.txHash ?? null,
+        transfer?.logIndex ?? null,
       ],
     );
+    return rows[0]?.id ?? null;
+  }
+
+  /** The log indexes of a transaction's transfers already credited. */
+  async creditedTransfers(tx: SqlExecutor, chainId: number, txHash: string): Promise<Set<number>> {
+    const { rows } = await tx.query<{ logIndex: number }>(
+      `SELECT log_index AS "logIndex" FROM payments WHERE chain_id = $1 AND tx_hash = $2`,
+      [chainId, txHash],
+    );
+    return new Set(rows.map((row) => row.logIndex));
   }
 }

@@ -6,20 +6,21 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import type { InvalidationTicket } from '../database/invalidation-log.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
-import type { SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
+import type { PaymentDto, PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import {
   idempotencyPrincipal,
   requestFingerprint,
   type IdempotentRequest,
 } from './idempotency/idempotent-request.js';
-import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
+import { PAYMENT_GATEWAY, type PaymentCredit, type PaymentGateway } from './payment/payment-gateway.js';
+import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { cancelSubscription, renewSubscription, subscriptionStatus } from './subscription-state.js';
 import { subscriptionDtoOfRow, toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
-import { SubscriptionsRepository } from './subscriptions.repository.js';
+import { SubscriptionsRepository, type PaymentRow } from './subscriptions.repository.js';
 
 /** Who asked for a change, as the history records it. */
 interface Actor {
@@ -41,6 +42,8 @@ interface Change {
   stored: StoredSubscription;
   /** Event-specific additions to the outbox event's `data`. */
   data?: Record<string, unknown>;
+  /** The payment a renewal recorded. */
+  paymentId?: string;
 }
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
@@ -52,6 +55,7 @@ const iso = (value: Date | null): string | null => (value === null ? null : valu
 @Injectable()
 export class SubscriptionsService {
   private readonly periodMs: number;
+  private readonly periodSeconds: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -63,6 +67,17 @@ export class SubscriptionsService {
     @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
   ) {
     this.periodMs = config.subscriptionPeriodSeconds * 1000;
+    this.periodSeconds = config.subscriptionPeriodSeconds;
+  }
+
+  /** How renewals are paid here: what a client needs to pay without reading the server's configuration. */
+  async plan(): Promise<PlanDto> {
+    const terms = await this.payments.terms();
+    return {
+      gateway: this.payments.name,
+      periodSeconds: this.periodSeconds,
+      erc20: terms && { ...terms, pricePerPeriod: terms.pricePerPeriod.toString() },
+    };
   }
 
   /**
@@ -86,14 +101,37 @@ export class SubscriptionsService {
       actor: row.actor === SYSTEM_ACTOR ? SYSTEM_ACTOR : checksumAddress(row.actor),
       previousPeriodEnd: iso(row.previousPeriodEnd),
       currentPeriodEnd: row.currentPeriodEnd.toISOString(),
+      payment: row.payment && paymentDto(row.payment),
     }));
   }
 
-  renew(principal: Principal, address: Address, idempotencyKey?: string): Promise<SubscriptionDto> {
+  /**
+   * `txHash`: the on-chain payment offered (`erc20`). The gateway checks it before the transaction, once the
+   * Idempotency-Key is claimed, so a replay never asks the chain again.
+   */
+  renew(
+    principal: Principal,
+    address: Address,
+    txHash: string | undefined,
+    idempotencyKey?: string,
+  ): Promise<SubscriptionDto> {
     const target = storageAddress(address);
-    const request = this.idempotentRequest(principal, idempotencyKey, 'renew', { address: target });
-    return this.idempotency.execute(request, (tx) =>
-      this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null),
+    const hash = txHash?.toLowerCase();
+    const request = this.idempotentRequest(
+      principal,
+      idempotencyKey,
+      'renew',
+      hash === undefined ? { address: target } : { address: target, txHash: hash },
+    );
+    return this.idempotency.execute(
+      request,
+      (tx, credits) => this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null, credits),
+      async () => {
+        if (hash !== undefined && this.payments.name !== 'erc20') {
+          throw PaymentErrors.notExpected(this.payments.name);
+        }
+        return this.payments.approve({ principal, address: target, txHash: hash });
+      },
     );
   }
 
@@ -131,14 +169,17 @@ export class SubscriptionsService {
     actor: Actor,
     address: string,
     idempotencyKey: string | null,
+    credits: readonly PaymentCredit[],
   ): Promise<SubscriptionDto> {
+    const credit = await this.uncredited(tx, credits);
+    const periodMs = this.periodMs * credit.periods;
     let now = await this.repository.clock(tx);
     let previousPeriodEnd: Date | null = null;
     // A first renewal creates the row; of concurrent first renewals one inserts and the others find its row.
     let stored = await this.repository.insertIfAbsent(
       tx,
       address,
-      renewSubscription(null, now, this.periodMs).next,
+      renewSubscription(null, now, periodMs).next,
       now,
     );
     if (stored === null) {
@@ -150,7 +191,7 @@ export class SubscriptionsService {
         subscriptionStatus(current, now) !== 'active' &&
         current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
       if (expiryDue) await this.recordExpiry(tx, current);
-      const renewal = renewSubscription(current, now, this.periodMs);
+      const renewal = renewSubscription(current, now, periodMs);
       previousPeriodEnd = renewal.previousPeriodEnd;
       stored = await this.repository.update(
         tx,
@@ -160,11 +201,17 @@ export class SubscriptionsService {
         now,
       );
     }
-    await this.payments.charge(tx, {
+    const paymentId = await this.repository.insertPayment(tx, {
       address,
-      periodStart: new Date(stored.currentPeriodEnd.getTime() - this.periodMs),
+      gateway: this.payments.name,
+      amountMinor: credit.amountMinor,
+      transfer: credit.transfer,
+      periodStart: new Date(stored.currentPeriodEnd.getTime() - periodMs),
       periodEnd: stored.currentPeriodEnd,
     });
+    // Credited meanwhile by a concurrent renewal citing the same transfer: this one rolls back.
+    if (paymentId === null) throw PaymentErrors.alreadyUsed(credit.transfer!.txHash);
+    const { transfer } = credit;
     return this.recordChange(tx, {
       type: 'renewed',
       address,
@@ -173,7 +220,34 @@ export class SubscriptionsService {
       now,
       previousPeriodEnd,
       stored,
+      paymentId,
+      data: {
+        periods: credit.periods,
+        payment: paymentDto({
+          gateway: this.payments.name,
+          amountMinor: credit.amountMinor.toString(),
+          chainId: transfer && String(transfer.chainId),
+          token: transfer && transfer.token,
+          payer: transfer && transfer.payer,
+          txHash: transfer && transfer.txHash,
+          logIndex: transfer && transfer.logIndex,
+        }),
+      },
     });
+  }
+
+  /**
+   * The first credit whose transfer was not credited before (a transaction may hold several qualifying
+   * transfers, each paying once). Read before the row lock, so a concurrent renewal can still take it: the
+   * payment's unique index then refuses the later one.
+   */
+  private async uncredited(tx: SqlExecutor, credits: readonly PaymentCredit[]): Promise<PaymentCredit> {
+    const transfer = credits[0]?.transfer;
+    if (!transfer) return credits[0]!;
+    const credited = await this.repository.creditedTransfers(tx, transfer.chainId, transfer.txHash);
+    const credit = credits.find((candidate) => !credited.has(candidate.transfer!.logIndex));
+    if (credit === undefined) throw PaymentErrors.alreadyUsed(transfer.txHash);
+    return credit;
   }
 
   private async cancelLocked(
@@ -216,6 +290,7 @@ export class SubscriptionsService {
       previousPeriodEnd,
       currentPeriodEnd: stored.currentPeriodEnd,
       idempotencyKey: change.idempotencyKey,
+      paymentId: change.paymentId ?? null,
     });
     const subscription = toSubscriptionDto(address, stored, now);
     await this.reads.changed(tx, address);
@@ -265,6 +340,18 @@ export class SubscriptionsService {
       fingerprint: requestFingerprint(operation, parameters),
     };
   }
+}
+
+function paymentDto(row: PaymentRow): PaymentDto {
+  return {
+    gateway: row.gateway,
+    amount: row.amountMinor,
+    chainId: row.chainId === null ? null : Number(row.chainId),
+    token: row.token && checksumAddress(row.token),
+    payer: row.payer && checksumAddress(row.payer),
+    txHash: row.txHash,
+    logIndex: row.logIndex,
+  };
 }
 
 function actorOf(principal: Principal): Actor {

@@ -8,13 +8,18 @@ export type ErrorDetails = Record<string, unknown>;
  * object: `{ "error": message, "details": { "code": code, ...details } }`.
  */
 export class ApiError extends HttpException {
+  /** The same request may succeed later (what it depends on is still changing): an Idempotency-Key is not kept. */
+  readonly retryable: boolean;
+
   constructor(
     status: HttpStatus,
     readonly code: string,
     message: string,
     readonly details: ErrorDetails = {},
+    options: { retryable?: boolean } = {},
   ) {
     super(message, status);
+    this.retryable = options.retryable ?? false;
   }
 
   static badRequest(code: string, message: string, details?: ErrorDetails): ApiError {

@@ -5,6 +5,7 @@ import { Subscriptions1795315200000 } from './1795315200000-Subscriptions.js';
 import { Webhooks1795315300000 } from './1795315300000-Webhooks.js';
 import { CacheInvalidations1795315400000 } from './1795315400000-CacheInvalidations.js';
 import { ConsumedChallenges1795454763649 } from './1795454763649-ConsumedChallenges.js';
+import { Payments1795455078307 } from './1795455078307-Payments.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -18,4 +19,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   Webhooks1795315300000,
   CacheInvalidations1795315400000,
   ConsumedChallenges1795454763649,
+  Payments1795455078307,
 ];

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsDefined, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
 
@@ -11,6 +12,22 @@ export class SubscriptionAddressQueryDto {
   address: Address;
 }
 
+/** The proof of an on-chain payment (`PAYMENT_GATEWAY=erc20`). */
+export class RenewalPaymentDto {
+  @ApiProperty({
+    pattern: '^0x[0-9a-fA-F]{64}$',
+    example: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+    description:
+      'Hash of the mined transaction that transferred the price (or a multiple of it) of the payment token to the ' +
+      'receiving address (see GET /subscriptions/plan). Each transfer is credited once.',
+  })
+  @IsDefined()
+  @Matches(/^0x[0-9a-fA-F]{64}$/, {
+    message: 'payment.txHash must be a transaction hash (0x and 64 hex digits)',
+  })
+  txHash: string;
+}
+
 export class RenewSubscriptionDto {
   @IsOptional()
   @IsWalletAddress({
@@ -18,6 +35,19 @@ export class RenewSubscriptionDto {
     description: `The subscription's wallet; default: the caller's. ${OTHERS}`,
   })
   address?: Address;
+
+  @ApiProperty({
+    type: RenewalPaymentDto,
+    required: false,
+    description:
+      'Required when the gateway is `erc20` (else 402 `payment_required`); refused under `free` and `operator` ' +
+      '(400 `payment_not_expected`).',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RenewalPaymentDto)
+  payment?: RenewalPaymentDto;
 }
 
 export class CancelSubscriptionDto {

@@ -58,6 +58,57 @@ export class SubscriptionDto {
   updatedAt: string | null;
 }
 
+/** The payment a renewal recorded, in `GET /subscriptions/history`. */
+export class PaymentDto {
+  @ApiProperty({
+    enum: ['free', 'operator', 'erc20'],
+    example: 'erc20',
+    description: 'The gateway that approved it (`PAYMENT_GATEWAY` at the time).',
+  })
+  gateway: string;
+
+  @ApiProperty({
+    example: '5000000',
+    description:
+      "Amount paid, in the token's smallest unit, as a decimal string; `0` for `free` and `operator`.",
+  })
+  amount: string;
+
+  @ApiProperty({ type: Number, nullable: true, example: 8453, description: 'Chain of an on-chain payment.' })
+  chainId: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    description: 'The ERC-20 contract paid in (EIP-55).',
+  })
+  token: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: ADDRESS_EXAMPLE,
+    description: 'The wallet the transfer came from (EIP-55).',
+  })
+  payer: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+  })
+  txHash: string | null;
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 0,
+    description: "The transfer's log in the receipt.",
+  })
+  logIndex: number | null;
+}
+
 /** One entry of `GET /subscriptions/history`. */
 export class SubscriptionEventDto {
   @ApiProperty({ format: 'uuid', example: '5f0c6f0e-3c1b-4a51-9a7c-3f9b1d2e8a41' })
@@ -94,4 +145,61 @@ export class SubscriptionEventDto {
     description: 'The period end after it.',
   })
   currentPeriodEnd: string;
+
+  @ApiProperty({
+    type: PaymentDto,
+    nullable: true,
+    description:
+      'What paid for a renewal; null for cancels, expiries and renewals recorded before payments were linked.',
+  })
+  payment: PaymentDto | null;
+}
+
+/** The `erc20` terms in `GET /subscriptions/plan`. */
+export class Erc20PlanDto {
+  @ApiProperty({ example: 8453, description: 'The chain to pay on (PAYMENT_CHAIN_ID).' })
+  chainId: number;
+
+  @ApiProperty({
+    example: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    description: 'The ERC-20 contract (EIP-55).',
+  })
+  token: string;
+
+  @ApiProperty({ example: 'USDC', description: "The token's symbol, as its contract reports it." })
+  symbol: string;
+
+  @ApiProperty({ example: 6, description: "The token's decimals, as its contract reports them." })
+  decimals: number;
+
+  @ApiProperty({ example: ADDRESS_EXAMPLE, description: 'Where to send the payment (EIP-55).' })
+  receiver: string;
+
+  @ApiProperty({
+    example: '5000000',
+    description:
+      "Price of one period in the token's smallest unit, as a decimal string. A transfer buys floor(amount / price) periods.",
+  })
+  pricePerPeriod: string;
+
+  @ApiProperty({ example: 3, description: 'Confirmations a payment needs before it is credited.' })
+  confirmations: number;
+}
+
+/** `GET /subscriptions/plan`: how renewals are paid here. */
+export class PlanDto {
+  @ApiProperty({
+    enum: ['free', 'operator', 'erc20'],
+    example: 'erc20',
+    description:
+      '`free`: renew without paying. `operator`: only operators (and their API keys) renew. `erc20`: pay on chain, ' +
+      'then renew with the transaction hash.',
+  })
+  gateway: string;
+
+  @ApiProperty({ example: 2592000, description: 'Length of one period, in seconds.' })
+  periodSeconds: number;
+
+  @ApiProperty({ type: Erc20PlanDto, nullable: true, description: 'Set when `gateway` is `erc20`.' })
+  erc20: Erc20PlanDto | null;
 }

@@ -45,20 +45,25 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Runs `work` in one transaction; with a request, at most once per key: a repeat replays the stored response
-   * (an error response is thrown again), another request under the key is a 400, a repeat while the first still
-   * runs a 409.
+   * Runs `work` in one transaction, after `prepare` (which runs outside it: a payment check that waits on the
+   * chain must hold no lock); with a request, at most once per key: a repeat replays the stored response (an error
+   * response is thrown again), another request under the key is a 400, a repeat while the first still runs a 409.
    */
-  async execute<T>(
+  async execute<T, P = void>(
     request: IdempotentRequest | undefined,
-    work: (tx: SqlExecutor) => Promise<T>,
+    work: (tx: SqlExecutor, prepared: P) => Promise<T>,
+    prepare: () => Promise<P> = () => Promise.resolve(undefined as P),
   ): Promise<T> {
-    if (request === undefined) return this.db.transaction(work);
+    if (request === undefined) {
+      const prepared = await prepare();
+      return this.db.transaction((tx) => work(tx, prepared));
+    }
     const claim = await this.claim(request);
     if (claim.kind === 'replay') return claim.body as T;
     try {
+      const prepared = await prepare();
       return await this.db.transaction(async (tx) => {
-        const body = await work(tx);
+        const body = await work(tx, prepared);
         if (!(await this.repository.complete(tx, request, claim.lease, HttpStatus.OK, body))) {
           // Taken over as stale: that attempt owns the key now, and this one must leave no effect.
           throw SubscriptionErrors.idempotencyInProgress();
@@ -93,12 +98,16 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The change rolled back. A refusal (4xx) is the request's answer and is kept for replay like a success; any
-   * other failure frees the key so the client can retry with it. Should this bookkeeping fail too, the claim is
+   * other failure, or a refusal that may turn out otherwise later, frees the key so the client can retry with it. Should this bookkeeping fail too, the claim is
    * taken over after IDEMPOTENCY_TAKEOVER_SECONDS.
    */
   private async settleFailure(request: IdempotentRequest, lease: string, error: unknown): Promise<void> {
     try {
-      if (error instanceof ApiError && error.getStatus() < HttpStatus.INTERNAL_SERVER_ERROR) {
+      if (
+        error instanceof ApiError &&
+        error.getStatus() < HttpStatus.INTERNAL_SERVER_ERROR &&
+        !error.retryable
+      ) {
         const response = toErrorResponse(error);
         await this.repository.complete(this.db, request, lease, response.status, response.body);
       } else {

@@ -1,22 +1,62 @@
-import type { SqlExecutor } from '../../database/database.service.js';
+import type { Principal } from '../../auth/principal.js';
+import type { PaymentGatewayName } from '../../config/settings.js';
 
-/** What a renewal asks to be paid. */
-export interface PaymentRequest {
+/** An ERC-20 transfer as the chain recorded it, identified by its log. Addresses lowercase. */
+export interface TransferReference {
+  chainId: number;
+  token: string;
+  payer: string;
+  txHash: string;
+  logIndex: number;
+}
+
+/** What a renewal asks to be paid for. */
+export interface RenewalPaymentRequest {
+  principal: Principal;
   /** Lowercase wallet address of the subscription. */
   address: string;
-  /** The period being bought. */
-  periodStart: Date;
-  periodEnd: Date;
+  /** The caller's proof of payment, when the gateway takes one (`erc20`). */
+  txHash: string | undefined;
+}
+
+/** One way an approved payment can be credited. */
+export interface PaymentCredit {
+  /** Whole periods it buys; at least 1. */
+  periods: number;
+  /** In the currency's smallest unit. */
+  amountMinor: bigint;
+  /** Set for an on-chain payment: the log that may be credited once, ever. */
+  transfer: TransferReference | null;
 }
 
 /**
- * The payment port (CONTRACT.md section 5): where a real payment adapter plugs in. A renewal calls `charge` inside
- * its transaction, with the subscription locked; an implementation records its payment through `tx`, so the payment
- * and the renewal commit or roll back together, and refuses by throwing (an `ApiError` for an answer the client
- * should see), which rolls the whole renewal back.
+ * The payment port (CONTRACT.md section 5): where a payment adapter plugs in. `approve` runs after the
+ * Idempotency-Key is claimed and before the renewal's transaction: it may wait on the chain, which must not happen
+ * while the subscription row is locked and a connection held. It refuses by throwing (an `ApiError` for an answer
+ * the client should see). The renewal then records the first of the returned credits not credited before, in its
+ * own transaction with the row locked; a unique index on the transfer makes an on-chain payment count once even
+ * when several renewals cite it at the same moment.
  */
 export interface PaymentGateway {
-  charge(tx: SqlExecutor, request: PaymentRequest): Promise<void>;
+  readonly name: PaymentGatewayName;
+  /** Credits in the order they should be tried; never empty. */
+  approve(request: RenewalPaymentRequest): Promise<readonly PaymentCredit[]>;
+  /** What a client needs to pay on chain (GET /subscriptions/plan); null when nobody pays through the API. */
+  terms(): Promise<OnChainTerms | null>;
+}
+
+/** How to pay for a period on chain. */
+export interface OnChainTerms {
+  chainId: number;
+  /** EIP-55. */
+  token: string;
+  symbol: string;
+  decimals: number;
+  /** EIP-55. */
+  receiver: string;
+  /** In the token's smallest unit. */
+  pricePerPeriod: bigint;
+  confirmations: number;
 }
 
 /** Injection token of the {@link PaymentGateway} chosen by `PAYMENT_GATEWAY`. */
