@@ -140,6 +140,16 @@ describe('dashboard in a real browser', () => {
       expect(await page.getByTestId('signed-in-address').getAttribute('title')).toBe(wallet.account.address);
       // Operators only: this wallet is not one.
       expect(await page.getByRole('tab', { name: 'Operators' }).count()).toBe(0);
+      // The tabs follow the WAI-ARIA pattern: arrow keys move between them.
+      await page.getByRole('tab', { name: 'Subscription' }).focus();
+      await page.keyboard.press('ArrowRight');
+      await expect(page.getByRole('tab', { name: 'API keys' }).getAttribute('aria-selected')).resolves.toBe(
+        'true',
+      );
+      await page.keyboard.press('ArrowLeft');
+      await expect(
+        page.getByRole('tab', { name: 'Subscription' }).getAttribute('aria-selected'),
+      ).resolves.toBe('true');
 
       // Subscription: none, then renewed (the page's POST carries the browser's Origin, so the CSRF check passes).
       const status = page.getByTestId('subscription-status');
@@ -185,6 +195,12 @@ describe('dashboard in a real browser', () => {
       const row = page.getByRole('row', { name: /reporting job/ });
       await expect(row.textContent()).resolves.toContain(key.slice(0, 10));
       await expect(row.textContent()).resolves.toContain(key.slice(-4));
+      // Keyboard: Escape closes the confirmation and nothing is revoked; then confirm for real.
+      await page.getByRole('button', { name: 'Revoke key reporting job' }).click();
+      await page.getByRole('dialog').waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      expect((await api.get('/api-keys/list', { token })).body[0].revoked).toBe(false);
       await page.getByRole('button', { name: 'Revoke key reporting job' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
       await row.getByText('Revoked').waitFor();

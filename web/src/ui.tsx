@@ -172,10 +172,15 @@ export function Confirm(props: {
       <h2 id="confirm-title">{props.title}</h2>
       <div class="dialog-body">{props.children}</div>
       <div class="actions">
-        <Button variant="ghost" onClick={props.onCancel}>
+        {/* Enter on a destructive dialog keeps things as they are; elsewhere it confirms. */}
+        <Button variant="ghost" onClick={props.onCancel} autoFocus={props.danger}>
           Keep it
         </Button>
-        <Button variant={props.danger ? 'danger' : 'primary'} onClick={props.onConfirm} autoFocus>
+        <Button
+          variant={props.danger ? 'danger' : 'primary'}
+          onClick={props.onConfirm}
+          autoFocus={!props.danger}
+        >
           {props.confirmLabel}
         </Button>
       </div>
