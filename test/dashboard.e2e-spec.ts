@@ -184,6 +184,10 @@ describe('dashboard in a real browser', () => {
       expect(key).toMatch(/^tg_[A-Za-z0-9]{38}$/);
       await page.getByText('It will not be shown again').waitFor();
       await screenshots(page, 'api-key-created');
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByRole('button', { name: 'Copied' }).waitFor();
+      await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(key);
       const withKey = await api.get(`/subscriptions/status?address=${wallet.account.address}`, {
         token: key,
       });
