@@ -1,22 +1,10 @@
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { freePort } from '../src/common/net/free-port.js';
 import { http } from './utils/http.js';
 import { Receiver } from './utils/receiver.js';
 import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
-
-/** A free loopback port, so the service's AUTH_URI can name the origin the browser will load. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function sessionToken(page: Page): Promise<string> {
   const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
