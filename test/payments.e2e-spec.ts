@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { getAddress, type Hex } from 'viem';
 import { freePort } from '../src/common/net/free-port.js';
-import { startTestChain, type TestChain, type TestToken } from './utils/evm.js';
+import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { http, type JsonResponse } from './utils/http.js';
 import { startTcpProxy, type TcpProxy } from './utils/tcp-proxy.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
@@ -38,15 +38,7 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
     startTestApp({
       keepData,
       env: {
-        PAYMENT_GATEWAY: 'erc20',
-        PAYMENT_TOKEN_ADDRESS: token.address,
-        PAYMENT_RECEIVER_ADDRESS: receiver,
-        PAYMENT_PRICE_PER_PERIOD: PRICE.toString(),
-        PAYMENT_CHAIN_ID: String(chain.chainId),
-        PAYMENT_CONFIRMATIONS: '1',
-        CHAIN_RPC_URL: chain.rpcUrl,
-        // Generous: with other suites running beside it, tevm can take seconds to answer.
-        CHAIN_RPC_TIMEOUT_MS: '10000',
+        ...erc20PaymentEnv(chain, token, receiver, PRICE),
         OPERATOR_ADDRESSES: operatorWallet.address,
         SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
         WEBHOOK_WORKERS: 'false',

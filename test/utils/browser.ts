@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createWalletClient, defineChain, type Hex, http as viemHttp } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
 /** Debian's chromium (`apt-get install chromium`): the tests never download a browser. */
@@ -32,12 +33,40 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The test process's side of the injected wallet: a viem account, and whether the "user" rejects signatures. */
+/** A JSON-RPC node the wallet sends transactions to and reads receipts from (the in-process test chain). */
+export interface WalletChain {
+  rpcUrl: string;
+  chainId: number;
+  /** Mines blocks after a transaction is sent, so it gets its receipt and confirmations. */
+  mine(blocks: number): Promise<void>;
+}
+
+async function rpc(
+  url: string,
+  method: string,
+  params: unknown[],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await response.json()) as { result?: unknown; error?: { code: number; message: string } };
+}
+
+/**
+ * The test process's side of the injected wallet: a viem account, whether the "user" rejects signatures, and the
+ * chain its transactions go to (signed here, sent to the test chain's node).
+ */
 export class TestWallet {
   rejectSignatures = false;
+  rejectTransactions = false;
   readonly requests: string[] = [];
 
-  constructor(readonly account: PrivateKeyAccount) {}
+  constructor(
+    readonly account: PrivateKeyAccount,
+    private readonly chain?: WalletChain,
+  ) {}
 
   async handle(
     method: string,
@@ -49,7 +78,43 @@ export class TestWallet {
       case 'eth_accounts':
         return { result: [this.account.address] };
       case 'eth_chainId':
-        return { result: '0x1' };
+        return { result: `0x${(this.chain?.chainId ?? 1).toString(16)}` };
+      case 'wallet_switchEthereumChain': {
+        const [{ chainId }] = params as [{ chainId: string }];
+        return Number(chainId) === (this.chain?.chainId ?? 1)
+          ? { result: null }
+          : { error: { code: 4902, message: 'Unrecognized chain' } };
+      }
+      case 'eth_sendTransaction': {
+        if (!this.chain) return { error: { code: 4200, message: 'No chain configured' } };
+        if (this.rejectTransactions) return { error: { code: 4001, message: 'User rejected the request.' } };
+        const [transaction] = params as [{ to: Hex; data: Hex; value?: Hex }];
+        const chain = defineChain({
+          id: this.chain.chainId,
+          name: 'test',
+          nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+          rpcUrls: { default: { http: [this.chain.rpcUrl] } },
+        });
+        const client = createWalletClient({
+          account: this.account,
+          chain,
+          transport: viemHttp(this.chain.rpcUrl),
+        });
+        const hash = await client.sendTransaction({
+          to: transaction.to,
+          data: transaction.data,
+          value: BigInt(transaction.value ?? 0),
+          // EIP-1559 fees of our own: the test chain's node cannot build a receipt for a legacy transaction.
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 10n ** 9n,
+        });
+        await this.chain.mine(1);
+        return { result: hash };
+      }
+      case 'eth_getTransactionReceipt':
+      case 'eth_blockNumber':
+        if (!this.chain) return { error: { code: 4200, message: 'No chain configured' } };
+        return rpc(this.chain.rpcUrl, method, params);
       case 'personal_sign': {
         if (this.rejectSignatures) return { error: { code: 4001, message: 'User rejected the request.' } };
         const [data, address] = params as [`0x${string}`, string];

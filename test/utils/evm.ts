@@ -54,6 +54,26 @@ export interface CounterfactualWallet {
   wrapSignature(innerSignature: Hex): Hex;
 }
 
+/** The settings of an app whose PAYMENT_GATEWAY=erc20 takes `price` (smallest unit) of `token` on `chain`. */
+export function erc20PaymentEnv(
+  chain: TestChain,
+  token: TestToken,
+  receiver: Address,
+  price: bigint,
+): Record<string, string> {
+  return {
+    PAYMENT_GATEWAY: 'erc20',
+    PAYMENT_TOKEN_ADDRESS: token.address,
+    PAYMENT_RECEIVER_ADDRESS: receiver,
+    PAYMENT_PRICE_PER_PERIOD: price.toString(),
+    PAYMENT_CHAIN_ID: String(chain.chainId),
+    PAYMENT_CONFIRMATIONS: '1',
+    CHAIN_RPC_URL: chain.rpcUrl,
+    // Generous: with other suites running beside it, tevm can take seconds to answer.
+    CHAIN_RPC_TIMEOUT_MS: '10000',
+  };
+}
+
 export interface TestChain {
   rpcUrl: string;
   /** Deploys a SmartWallet owned by `owner` through the factory and returns its address. */

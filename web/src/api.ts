@@ -36,6 +36,7 @@ export type SaveWebhook = Omit<Schema<'SaveWebhookDto'>, Defaulted> &
   Partial<Pick<Schema<'SaveWebhookDto'>, Defaulted>>;
 export type DeliveryResult = Schema<'DeliveryResultDto'>;
 export type WebhookAttempt = Schema<'WebhookAttemptDto'>;
+export type Plan = Schema<'PlanDto'>;
 
 const client = createTollgateClient({ baseUrl: window.location.origin, credentials: 'same-origin' });
 
@@ -81,8 +82,16 @@ export const api = {
   status: (address: string) => call(client.GET('/subscriptions/status', { params: { query: { address } } })),
   history: (address: string) =>
     call(client.GET('/subscriptions/history', { params: { query: { address } } })),
-  renew: (address: string, key: string) =>
-    call(client.POST('/subscriptions/renew', { params: idempotency(key), body: { address } })),
+  /** How renewals are paid here (public): free, billed by the operator, or an ERC-20 transfer first. */
+  plan: () => call(client.GET('/subscriptions/plan'), true),
+  /** `txHash`: the ERC-20 payment under the erc20 gateway. */
+  renew: (address: string, key: string, txHash?: string) =>
+    call(
+      client.POST('/subscriptions/renew', {
+        params: idempotency(key),
+        body: txHash ? { address, payment: { txHash } } : { address },
+      }),
+    ),
   cancel: (address: string, immediate: boolean, key: string) =>
     call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
 

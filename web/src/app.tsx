@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, onSessionLost, type Session } from './api';
+import { api, onSessionLost, type Plan, type Session } from './api';
 import { ApiKeysPanel } from './panels/api-keys';
 import { OperatorsPanel } from './panels/operators';
 import { SubscriptionManager } from './panels/subscription';
@@ -52,6 +52,11 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
   const { session } = props;
   const [tab, setTab] = useState<Tab>('subscription');
   const signOut = useAction();
+  const [plan, setPlan] = useState<Plan>();
+  useEffect(() => {
+    // Without it the panels still work: the renew button then just renews, and a payment error says why.
+    api.plan().then(setPlan, () => undefined);
+  }, []);
   const tabs: Tab[] = [
     'subscription',
     'keys',
@@ -96,10 +101,18 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
         <Tabs tabs={tabs} current={tab} onSelect={setTab} />
         <section class="panel" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
           <h2 class="sr-only">{TAB_LABEL[tab]}</h2>
-          {tab === 'subscription' && <SubscriptionManager address={session.address} self />}
+          {tab === 'subscription' && (
+            <SubscriptionManager
+              address={session.address}
+              self
+              payer={session.address}
+              operator={session.operator}
+              plan={plan}
+            />
+          )}
           {tab === 'keys' && <ApiKeysPanel heldScopes={session.scopes} />}
           {tab === 'webhooks' && <WebhooksPanel />}
-          {tab === 'operators' && <OperatorsPanel />}
+          {tab === 'operators' && <OperatorsPanel payer={session.address} plan={plan} />}
         </section>
       </main>
     </>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session } from './api';
 import { Button, ErrorNote, Notice, useAction } from './ui';
-import { connect, personalSign, watchWallets, type Wallet } from './wallet';
+import { connect, personalSign, rememberWallet, watchWallets, type Wallet } from './wallet';
 
 /**
  * Sign-In with Ethereum: connect the wallet, ask the service for a challenge (an EIP-4361 message), have the wallet
@@ -33,6 +33,7 @@ export function SignIn(props: { message?: string; onSignedIn(session: Session): 
         const signature = await personalSign(wallet, address, challenge.message);
         setStep('Checking the signature…');
         await api.verify(address, signature, challenge.message);
+        rememberWallet(wallet);
         props.onSignedIn(await api.session());
       } finally {
         setStep(undefined);

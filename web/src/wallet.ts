@@ -82,12 +82,7 @@ function walletError(error: unknown, action: string): WalletError {
 
 /** Asks the wallet for its accounts (the user approves the connection) and returns the first one. */
 export async function connect(wallet: Wallet): Promise<string> {
-  let accounts: unknown;
-  try {
-    accounts = await wallet.provider.request({ method: 'eth_requestAccounts' });
-  } catch (error) {
-    throw walletError(error, 'connection');
-  }
+  const accounts = await walletRequest(wallet, 'connection', 'eth_requestAccounts');
   const first = Array.isArray(accounts) ? accounts[0] : undefined;
   if (typeof first !== 'string')
     throw new WalletError('The wallet returned no account. Unlock it and try again.');
@@ -100,12 +95,56 @@ function toHex(text: string): string {
 
 /** EIP-191 `personal_sign` of a UTF-8 message (sent hex-encoded, as EIP-1193 wallets expect). */
 export async function personalSign(wallet: Wallet, address: string, message: string): Promise<string> {
-  let signature: unknown;
-  try {
-    signature = await wallet.provider.request({ method: 'personal_sign', params: [toHex(message), address] });
-  } catch (error) {
-    throw walletError(error, 'signature');
-  }
+  const signature = await walletRequest(wallet, 'signature', 'personal_sign', [toHex(message), address]);
   if (typeof signature !== 'string') throw new WalletError('The wallet returned no signature.');
   return signature;
+}
+
+let lastUsed: Wallet | undefined;
+
+/** Remembers the wallet that signed in, so paying later asks the same one. */
+export function rememberWallet(wallet: Wallet): void {
+  lastUsed = wallet;
+}
+
+/**
+ * The wallet to pay with: the one that signed in, or after a reload the installed wallet that already exposes
+ * `address` (eth_accounts asks nothing of the user), else the first one.
+ */
+export async function walletFor(address: string): Promise<Wallet> {
+  if (lastUsed) return lastUsed;
+  const wallets = await new Promise<Wallet[]>((resolve) => {
+    let found: Wallet[] = [];
+    const stop = watchWallets((list) => (found = list));
+    setTimeout(() => {
+      stop();
+      resolve(found);
+    }, 300);
+  });
+  if (wallets.length === 0) {
+    throw new WalletError('No wallet found: install a browser wallet to pay, then reload this page.');
+  }
+  for (const wallet of wallets) {
+    const accounts = await wallet.provider.request({ method: 'eth_accounts' }).catch(() => []);
+    if (Array.isArray(accounts) && accounts.some((account) => sameAddress(account, address))) return wallet;
+  }
+  return wallets[0]!;
+}
+
+export function sameAddress(a: unknown, b: string): boolean {
+  return typeof a === 'string' && a.toLowerCase() === b.toLowerCase();
+}
+
+/** A JSON-RPC request through the wallet, its errors turned into sentences about `action`. */
+export async function walletRequest(
+  wallet: Wallet,
+  action: string,
+  method: string,
+  params?: unknown[],
+): Promise<unknown> {
+  try {
+    return await wallet.provider.request({ method, params });
+  } catch (error) {
+    throw walletError(error, action);
+  }
 }

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, type Plan } from '../api';
 import { Button, ErrorNote, useAction } from '../ui';
 import { SubscriptionManager } from './subscription';
 
 /** Operators (OPERATOR_ADDRESSES) may read and manage any address's subscription. */
-export function OperatorsPanel() {
+export function OperatorsPanel({ payer, plan }: { payer: string; plan?: Plan }) {
   const [input, setInput] = useState('');
   const [address, setAddress] = useState<string>();
   const lookup = useAction();
@@ -51,7 +51,16 @@ export function OperatorsPanel() {
         </label>
         <ErrorNote text={lookup.error} />
       </form>
-      {address && <SubscriptionManager key={address} address={address} self={false} />}
+      {address && (
+        <SubscriptionManager
+          key={address}
+          address={address}
+          self={false}
+          payer={payer}
+          operator
+          plan={plan}
+        />
+      )}
     </div>
   );
 }

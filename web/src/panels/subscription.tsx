@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Subscription, type SubscriptionEvent } from '../api';
+import { api, ApiError, type Plan, type Subscription, type SubscriptionEvent } from '../api';
+import { formatAmount, sendPayment, waitForPayment } from '../payment';
+import { walletFor } from '../wallet';
 import {
   Button,
   Confirm,
@@ -45,20 +47,44 @@ function StatusBadge({ subscription }: { subscription: Subscription }) {
 
 type Pending = 'cancel-at-end' | 'cancel-now' | undefined;
 
+const shortHash = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
+
+/** Answers to a renewal that may change with time (the service's node has not seen the payment yet). */
+const RETRYABLE_PAYMENT = new Set(['payment_not_found', 'payment_not_confirmed']);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * One address's subscription: its state, renew and cancel (with confirmation), and its history. The signed-in
- * wallet's own in the Subscription tab; any address's in the Operators tab.
+ * wallet's own in the Subscription tab; any address's in the Operators tab. `payer` is the signed-in wallet: under
+ * the `erc20` gateway it sends the payment, for its own subscription or (an operator) for a customer's.
  */
-export function SubscriptionManager({ address, self }: { address: string; self: boolean }) {
+export function SubscriptionManager(props: {
+  address: string;
+  self: boolean;
+  payer: string;
+  operator: boolean;
+  plan?: Plan;
+}) {
+  const { address, self, payer, plan } = props;
   const [subscription, setSubscription] = useState<Subscription>();
   const [history, setHistory] = useState<SubscriptionEvent[]>();
   const [message, setMessage] = useState<string>();
   const [confirm, setConfirm] = useState<Pending>();
+  const [step, setStep] = useState<string>();
   const load = useAction();
   const renew = useAction();
   const cancel = useAction();
   const sendRenew = useIdempotentSend();
   const sendCancel = useIdempotentSend();
+  // A payment sent but not yet credited survives a reload: the next renew credits it instead of paying again.
+  const pendingKey = `tollgate.payment.${address.toLowerCase()}`;
+  const [pending, setPending] = useState(() => localStorage.getItem(pendingKey));
+  const remember = (hash: string | null) => {
+    if (hash) localStorage.setItem(pendingKey, hash);
+    else localStorage.removeItem(pendingKey);
+    setPending(hash);
+  };
 
   const refresh = () =>
     load.run(async () => {
@@ -71,6 +97,7 @@ export function SubscriptionManager({ address, self }: { address: string; self: 
     setSubscription(undefined);
     setHistory(undefined);
     setMessage(undefined);
+    setPending(localStorage.getItem(pendingKey));
     void refresh();
   }, [address]);
 
@@ -80,11 +107,50 @@ export function SubscriptionManager({ address, self }: { address: string; self: 
     setHistory(await api.history(address));
   };
 
+  /** Renews with the payment `txHash`, retrying while the service's node has not seen it yet. */
+  const credit = async (txHash: string | undefined): Promise<Subscription> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const updated = await sendRenew((key) => api.renew(address, key, txHash));
+        if (txHash) remember(null);
+        return updated;
+      } catch (error) {
+        const retryable = error instanceof ApiError && RETRYABLE_PAYMENT.has(error.code);
+        if (retryable && attempt < 20) {
+          setStep('Waiting for the service to see the payment…');
+          await sleep(3000);
+          continue;
+        }
+        // Refused for good (too little, wrong token, already used…): this payment will never be credited.
+        if (txHash && error instanceof ApiError && !retryable && error.status >= 400 && error.status < 500) {
+          remember(null);
+        }
+        throw error;
+      }
+    }
+  };
+
   const doRenew = () =>
     renew.run(async () => {
       setMessage(undefined);
-      const updated = await sendRenew((key) => api.renew(address, key));
-      await afterChange(updated, `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`);
+      try {
+        let txHash: string | undefined;
+        const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
+        if (terms) {
+          const wallet = await walletFor(payer);
+          txHash = pending ?? undefined;
+          if (!txHash) {
+            txHash = await sendPayment(wallet, payer, terms, setStep);
+            remember(txHash);
+          }
+          await waitForPayment(wallet, txHash, terms.confirmations, setStep);
+          setStep('Crediting the payment…');
+        }
+        const updated = await credit(txHash);
+        await afterChange(updated, `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`);
+      } finally {
+        setStep(undefined);
+      }
     });
 
   const doCancel = (immediate: boolean) => {
@@ -115,6 +181,11 @@ export function SubscriptionManager({ address, self }: { address: string; self: 
   }
 
   const active = subscription.status === 'active';
+  const verb = subscription.status === 'none' ? 'Subscribe' : active ? 'Renew for another period' : 'Renew';
+  const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
+  const price = terms ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol) : undefined;
+  const billedByOperator = plan?.gateway === 'operator' && !props.operator;
+  const renewLabel = pending ? 'Credit the payment and renew' : price ? `${verb}: pay ${price}` : verb;
   const who = self ? 'your' : `${shortAddress(subscription.address)}'s`;
   return (
     <div class="stack">
@@ -153,16 +224,22 @@ export function SubscriptionManager({ address, self }: { address: string; self: 
           </div>
         </dl>
         {message && <Notice kind="success">{message}</Notice>}
+        {pending && !renew.busy && (
+          <Notice kind="warning">
+            A payment (<span class="mono">{shortHash(pending)}</span>) was sent but not credited yet: renewing
+            credits it, without paying again.
+          </Notice>
+        )}
         <ErrorNote text={renew.error ?? cancel.error} />
         <div class="actions">
           <Button
             variant="primary"
             onClick={doRenew}
             busy={renew.busy}
-            busyLabel="Renewing…"
-            disabled={cancel.busy}
+            busyLabel={step ?? 'Renewing…'}
+            disabled={cancel.busy || billedByOperator}
           >
-            {subscription.status === 'none' ? 'Subscribe' : active ? 'Renew for another period' : 'Renew'}
+            {renewLabel}
           </Button>
           {active && !subscription.cancelAtPeriodEnd && (
             <Button onClick={() => setConfirm('cancel-at-end')} disabled={renew.busy || cancel.busy}>
@@ -182,6 +259,11 @@ export function SubscriptionManager({ address, self }: { address: string; self: 
           )}
         </div>
         <p class="muted small">
+          {billedByOperator
+            ? 'Renewals here are billed by the operator of this service: ask them to renew. '
+            : price
+              ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
+              : ''}
           Renewing adds one period; an active subscription is extended from its current end. Repeated clicks
           are sent with the same Idempotency-Key, so they cannot renew twice.
         </p>

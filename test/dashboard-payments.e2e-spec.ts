@@ -1,0 +1,104 @@
+import { getAddress } from 'viem';
+import type { Browser } from 'playwright-core';
+import { freePort } from '../src/common/net/free-port.js';
+import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
+import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
+import { http } from './utils/http.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { newWallet } from './utils/wallet.js';
+
+/** 5 tokens of 6 decimals. */
+const PRICE = 5_000_000n;
+const BROWSER_TIMEOUT = 180_000;
+
+/**
+ * The dashboard's renew under PAYMENT_GATEWAY=erc20, on the in-process chain: the page asks the injected wallet to
+ * send the token transfer, waits for its receipt, and renews with the transaction hash.
+ */
+describe('dashboard: paying for a period with an ERC-20 transfer', () => {
+  let chain: TestChain;
+  let token: TestToken;
+  let t: TestApp;
+  let browser: Browser;
+  const receiver = getAddress(newWallet().address);
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    token = await chain.deployToken('Test USD', 'TUSD', 6);
+    const port = await freePort();
+    t = await startTestApp({
+      port,
+      env: {
+        AUTH_URI: `http://127.0.0.1:${port}`,
+        AUTH_DOMAIN: `127.0.0.1:${port}`,
+        COOKIE_SECURE: 'false',
+        ...erc20PaymentEnv(chain, token, receiver, PRICE),
+      },
+    });
+    browser = await launchChromium();
+  }, BROWSER_TIMEOUT);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await chain?.stop();
+  });
+
+  /** A wallet with gas money and `tokens` of the payment token. */
+  async function fundedWallet(tokens: bigint): Promise<TestWallet> {
+    const wallet = new TestWallet(newWallet(), chain);
+    const funded = await fetch(chain.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_setBalance',
+        params: [wallet.account.address, `0x${(10n ** 18n).toString(16)}`],
+      }),
+    });
+    expect(((await funded.json()) as { error?: unknown }).error).toBeUndefined();
+    await token.mint(wallet.account.address, tokens);
+    return wallet;
+  }
+
+  it(
+    'sends the transfer from the wallet, then renews with its hash',
+    async () => {
+      const wallet = await fundedWallet(2n * PRICE);
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+      const subscribe = page.getByRole('button', { name: 'Subscribe: pay 5 TUSD' });
+      await subscribe.waitFor();
+      await page.getByText(/A period costs 5 TUSD/).waitFor();
+
+      // The user declines the transfer in the wallet: nothing is paid, nothing renewed.
+      wallet.rejectTransactions = true;
+      await subscribe.click();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'You rejected the payment request in your wallet' })
+        .waitFor();
+      expect(await token.balanceOf(receiver)).toBe(0n);
+
+      wallet.rejectTransactions = false;
+      await subscribe.click();
+      await page.getByText(/^Renewed: paid until/).waitFor();
+      await expect(page.getByTestId('subscription-status').textContent()).resolves.toBe('Active');
+      expect(await token.balanceOf(receiver)).toBe(PRICE);
+      expect(await token.balanceOf(wallet.account.address)).toBe(PRICE);
+      expect(wallet.requests).toContain('eth_sendTransaction');
+
+      const cookie = (await context.cookies()).find((entry) => entry.name === 'tg_session')!;
+      const status = await http(t.url).get(`/subscriptions/status?address=${wallet.account.address}`, {
+        token: cookie.value,
+      });
+      expect(status.body).toMatchObject({ status: 'active', active: true });
+      // Credited, so the page no longer holds a payment waiting to be credited.
+      expect(await page.evaluate(`localStorage.length`)).toBe(0);
+      await screenshots(page, 'subscription-erc20');
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+});

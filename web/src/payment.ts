@@ -1,0 +1,94 @@
+import { sameAddress, walletRequest, WalletError, type Wallet } from './wallet';
+
+/** The `erc20` terms of GET /subscriptions/plan. */
+export interface Erc20Terms {
+  chainId: number;
+  token: string;
+  symbol: string;
+  decimals: number;
+  receiver: string;
+  pricePerPeriod: string;
+  confirmations: number;
+}
+
+/** "5 USDC": an amount in the token's smallest unit, in whole tokens. */
+export function formatAmount(amount: string, decimals: number, symbol: string): string {
+  const value = BigInt(amount);
+  const unit = 10n ** BigInt(decimals);
+  const fraction = (value % unit).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return `${value / unit}${fraction ? `.${fraction}` : ''} ${symbol}`;
+}
+
+const word = (hex: string) => hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+
+/** Calldata of ERC-20 `transfer(to, amount)`: its selector, then the two arguments as 32-byte words. */
+export function transferCalldata(to: string, amount: string): string {
+  return `0xa9059cbb${word(to)}${word(BigInt(amount).toString(16))}`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Pays one period: the signed-in account sends `transfer(receiver, price)` on the token contract, on the plan's
+ * chain (the wallet is asked to switch when it is on another). Resolves to the transaction hash once the wallet has
+ * sent it; {@link waitForPayment} then waits until the service can credit it.
+ */
+export async function sendPayment(
+  wallet: Wallet,
+  payer: string,
+  terms: Erc20Terms,
+  onStep: (text: string) => void,
+): Promise<string> {
+  onStep('Connecting to the wallet…');
+  const accounts = await walletRequest(wallet, 'connection', 'eth_requestAccounts');
+  if (!Array.isArray(accounts) || !accounts.some((account) => sameAddress(account, payer))) {
+    throw new WalletError(`Switch the wallet to the signed-in account ${payer} to pay, then try again.`);
+  }
+  const chainId = Number(await walletRequest(wallet, 'network check', 'eth_chainId'));
+  if (chainId !== terms.chainId) {
+    onStep(`Switching the wallet to chain ${terms.chainId}…`);
+    await walletRequest(wallet, 'network switch', 'wallet_switchEthereumChain', [
+      { chainId: `0x${terms.chainId.toString(16)}` },
+    ]);
+  }
+  onStep(
+    `Confirm the payment of ${formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)} in your wallet…`,
+  );
+  const hash = await walletRequest(wallet, 'payment', 'eth_sendTransaction', [
+    {
+      from: payer,
+      to: terms.token,
+      data: transferCalldata(terms.receiver, terms.pricePerPeriod),
+      value: '0x0',
+    },
+  ]);
+  if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
+  return hash;
+}
+
+/** Waits (through the wallet's node) until the transaction is mined, succeeded and has the plan's confirmations. */
+export async function waitForPayment(
+  wallet: Wallet,
+  hash: string,
+  confirmations: number,
+  onStep: (text: string) => void,
+): Promise<void> {
+  for (;;) {
+    const receipt = (await walletRequest(wallet, 'receipt check', 'eth_getTransactionReceipt', [hash])) as {
+      status?: string;
+      blockNumber?: string;
+    } | null;
+    if (receipt?.blockNumber) {
+      if (receipt.status !== '0x1') {
+        throw new WalletError('The payment transaction failed on chain (reverted): nothing was paid.');
+      }
+      const head = Number(await walletRequest(wallet, 'block check', 'eth_blockNumber'));
+      const have = head - Number(receipt.blockNumber) + 1;
+      if (have >= confirmations) return;
+      onStep(`Waiting for confirmations (${have} of ${confirmations})…`);
+    } else {
+      onStep('Waiting for the payment to be mined…');
+    }
+    await sleep(1500);
+  }
+}
