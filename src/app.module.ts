@@ -7,7 +7,9 @@ import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { dataSourceOptions } from './database/data-source.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { CacheModule } from './cache/cache.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
@@ -27,8 +29,10 @@ export class AppModule {
           retryAttempts: 0,
         }),
         DatabaseModule,
+        CacheModule,
         HealthModule,
         AuthModule,
+        ApiKeysModule,
         EventsModule,
         SubscriptionsModule,
         WebhooksModule,

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { http } from './utils/http.js';
+import { startServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, type WalletSession } from './utils/wallet.js';
 
@@ -206,7 +207,7 @@ describe('API keys', () => {
 describe('API key revocation across instances', () => {
   it('refuses a key revoked on instance A on instance B at once', async () => {
     const a = await startTestApp();
-    const b = await startTestApp({ keepData: true });
+    const b = await startServiceProcess(a.databaseUrl);
     try {
       const owner = await login(a.url);
       const created = await http(a.url).post('/api-keys', {
@@ -219,7 +220,7 @@ describe('API key revocation across instances', () => {
       expect(onB.status).toBe(401);
       expect(onB.body.details.code).toBe('api_key_revoked');
     } finally {
-      await b.close();
+      await b.kill();
       await a.close();
     }
   });

@@ -2,6 +2,7 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { http } from './utils/http.js';
 import { LoginChallenges } from '../src/auth/login-challenges.js';
+import { startServiceProcess } from './utils/service-process.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './utils/test-app.js';
 import { login, newWallet } from './utils/wallet.js';
 
@@ -407,7 +408,7 @@ describe('wallet login (EOA) and sessions', () => {
 describe('sessions across instances', () => {
   it('verifies on B a nonce issued on A, and refuses on B at once a token logged out on A', async () => {
     const a = await startTestApp();
-    const b = await startTestApp({ keepData: true });
+    const b = await startServiceProcess(a.databaseUrl);
     try {
       const wallet = newWallet();
       const nonce = await http(a.url).post('/auth/nonce', { body: { address: wallet.address } });
@@ -424,7 +425,7 @@ describe('sessions across instances', () => {
       expect(onB.status).toBe(401);
       expect(onB.body.details.code).toBe('token_revoked');
     } finally {
-      await b.close();
+      await b.kill();
       await a.close();
     }
   });

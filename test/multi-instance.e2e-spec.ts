@@ -1,25 +1,26 @@
 import { http } from './utils/http.js';
 import { Receiver, sleep } from './utils/receiver.js';
+import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
 
 /**
- * Several instances on one PostgreSQL behave as one service: state lives in the database, caches are invalidated
+ * Several instances on one PostgreSQL behave as one service (A in this process, B a process of its own): state lives in the database, caches are invalidated
  * on every instance at commit, and background work is shared rather than repeated.
  */
 describe('two instances on one database', () => {
   let a: TestApp;
-  let b: TestApp;
+  let b: ServiceProcess;
   let receiver: Receiver;
 
   beforeAll(async () => {
     const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
     a = await startTestApp({ env });
-    b = await startTestApp({ env, keepData: true });
+    b = await startServiceProcess(a.databaseUrl, env);
     receiver = await Receiver.start();
   });
   afterAll(async () => {
-    await b.close();
+    await b.kill();
     await a.close();
     await receiver.close();
   });

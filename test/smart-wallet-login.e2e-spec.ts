@@ -4,6 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from '../src/common/net/free-port.js';
 import { startTestChain, type TestChain } from './utils/evm.js';
 import { http } from './utils/http.js';
+import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './utils/test-app.js';
 import { login, newWallet } from './utils/wallet.js';
 
@@ -47,8 +48,8 @@ function expectRefused(response: Awaited<ReturnType<Api['post']>>, code: string)
 describe('smart-wallet login (ERC-1271 / ERC-6492) over HTTP', () => {
   let chain: TestChain | undefined;
   let online: TestApp | undefined;
-  let rpcDown: TestApp | undefined;
-  let noRpc: TestApp | undefined;
+  let rpcDown: ServiceProcess | undefined;
+  let noRpc: ServiceProcess | undefined;
   let api: Api;
   let reader: ReturnType<typeof createPublicClient>;
 
@@ -60,17 +61,21 @@ describe('smart-wallet login (ERC-1271 / ERC-6492) over HTTP', () => {
       env: { CHAIN_RPC_URL: chain.rpcUrl, CHAIN_RPC_TIMEOUT_MS: '10000' },
     });
     api = http(online.url);
-    // The other instances share the worker's database: keep what the first one set up.
-    rpcDown = await startTestApp({
-      keepData: true,
-      env: { CHAIN_RPC_URL: `http://127.0.0.1:${await freePort()}`, CHAIN_RPC_TIMEOUT_MS: '1500' },
+    // The other instances are processes of their own on the worker's database.
+    rpcDown = await startServiceProcess(online.databaseUrl, {
+      CHAIN_RPC_URL: `http://127.0.0.1:${await freePort()}`,
+      CHAIN_RPC_TIMEOUT_MS: '1500',
     });
-    noRpc = await startTestApp({ keepData: true, env: { CHAIN_RPC_TIMEOUT_MS: '1500' } });
+    noRpc = await startServiceProcess(online.databaseUrl, {
+      CHAIN_RPC_URL: '',
+      CHAIN_RPC_TIMEOUT_MS: '1500',
+    });
   });
 
   afterAll(async () => {
     // Apps first (their RPC client's keep-alive sockets point at the chain), then the chain.
-    for (const app of [noRpc, rpcDown, online]) await app?.close();
+    for (const instance of [noRpc, rpcDown]) await instance?.kill();
+    await online?.close();
     await chain?.stop();
   });
 
@@ -220,7 +225,6 @@ describe('smart-wallet login (ERC-1271 / ERC-6492) over HTTP', () => {
 
   describe('no CHAIN_RPC_URL configured', () => {
     it('answers an ERC-6492 signature with signature_unverifiable', async () => {
-      expect(noRpc!.config.chainRpcUrl).toBeUndefined();
       const offline = http(noRpc!.url);
       const owner = newWallet();
       const wallet = chain!.counterfactualWallet(owner.address);

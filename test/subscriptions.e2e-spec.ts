@@ -5,6 +5,7 @@ import { EventOutbox } from '../src/events/event-outbox.service.js';
 import { requestFingerprint } from '../src/subscriptions/idempotency/idempotent-request.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from '../src/subscriptions/payment/payment-gateway.js';
 import { http } from './utils/http.js';
+import { startServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, newWallet, type WalletSession } from './utils/wallet.js';
 
@@ -669,7 +670,7 @@ describe('subscription expiry', () => {
     (await c.rows('events', address)).filter((event) => event.type === 'subscription.expired');
 
   it('computes the status from the clock, and records subscription.expired once per period end, with its reason, while two instances sweep', async () => {
-    const second = await startTestApp({ keepData: true, env });
+    const second = await startServiceProcess(t.databaseUrl, env);
     try {
       const [notRenewed, canceledAtEnd, canceledNow, ...crowd] = await Promise.all(
         Array.from({ length: 8 }, () => login(t.url)),
@@ -738,7 +739,7 @@ describe('subscription expiry', () => {
         reason: 'not_renewed',
       });
     } finally {
-      await second.close();
+      await second.kill();
     }
   }, 60_000);
 });

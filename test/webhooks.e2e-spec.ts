@@ -5,7 +5,7 @@ import { EventOutbox, type RecordedEvent } from '../src/events/event-outbox.serv
 import type { EventType } from '../src/events/event-types.js';
 import { http } from './utils/http.js';
 import { Receiver, sleep, until, type Answer, type Received } from './utils/receiver.js';
-import { startWorkerProcess } from './utils/service-process.js';
+import { startServiceProcess, startWorkerProcess, type ServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, newWallet, type WalletSession } from './utils/wallet.js';
 
@@ -225,15 +225,16 @@ describe('webhooks', () => {
     });
 
     it('refuses private and plain-http URLs unless allowed, without connecting', async () => {
-      const strict = await startTestApp({
-        keepData: true,
-        env: { WEBHOOK_WORKERS: 'false', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'false' },
+      const strict = await startServiceProcess(t.databaseUrl, {
+        WEBHOOK_WORKERS: 'false',
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'false',
       });
-      const httpsOnly = await startTestApp({ keepData: true, env: { WEBHOOK_WORKERS: 'false' } });
+      const httpsOnly = await startServiceProcess(t.databaseUrl, { WEBHOOK_WORKERS: 'false' });
       try {
         const session = await login(strict.url);
-        const post = (app: TestApp, url: string) =>
-          http(app.url).post('/webhooks', { token: session.token, body: { url } });
+        const post = (instance: ServiceProcess, url: string) =>
+          http(instance.url).post('/webhooks', { token: session.token, body: { url } });
 
         for (const url of [
           'http://10.0.0.1/',
@@ -255,8 +256,8 @@ describe('webhooks', () => {
         expect(ftp.body.details.code).toBe('webhook_url_invalid');
         expect((await http(strict.url).get('/webhooks', { token: session.token })).body).toEqual([]);
       } finally {
-        await strict.close();
-        await httpsOnly.close();
+        await strict.kill();
+        await httpsOnly.kill();
       }
     });
   });

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { SqlExecutor } from '../database/database.service.js';
-import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { InvalidationLog, type InvalidationTicket } from '../database/invalidation-log.service.js';
+import { InvalidatedCache } from '../cache/invalidated-cache.js';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { ApiKeysRepository, type ApiKeyCredential } from './api-keys.repository.js';
 
 /**
  * Finds a presented key by its digest. Live keys are cached per digest; a revocation invalidates the entry on every
- * instance through the invalidation log, so a revoked key is refused on its very next request anywhere while
- * ordinary requests skip the lookup.
+ * instance (the api_keys trigger writes the invalidation in the revoking transaction), so a revoked key is refused
+ * on its very next request anywhere while ordinary requests skip the lookup.
  */
 @Injectable()
 export class ApiKeyLookup {
@@ -24,16 +23,10 @@ export class ApiKeyLookup {
     });
   }
 
-  /** `digest`: the key's SHA-256, in hex. */
-  find(digest: string, ticket?: InvalidationTicket): Promise<ApiKeyCredential | undefined> {
-    return this.live.getOrLoad(digest, () => this.repository.findByDigest(Buffer.from(digest, 'hex')), {
+  /** `digest`: the key's SHA-256. */
+  find(digest: Buffer): Promise<ApiKeyCredential | undefined> {
+    return this.live.getOrLoad(digest.toString('hex'), () => this.repository.findByDigest(digest), {
       cacheable: (key) => key.revokedAt === null,
-      ticket,
     });
-  }
-
-  /** Records in `tx` that the key is revoked for every instance once it commits. */
-  publishRevocation(tx: SqlExecutor, digest: Buffer): Promise<void> {
-    return this.live.publish(tx, digest.toString('hex'));
   }
 }

@@ -73,23 +73,21 @@ export class ApiKeysRepository {
     tx: SqlExecutor,
     ownerAddress: string,
     id: string,
-  ): Promise<{ record: ApiKeyRecord; digest: Buffer; changed: boolean } | undefined> {
-    const updated = await tx.query<ApiKeyRecord & { digest: Buffer }>(
+  ): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
+    const updated = await tx.query<ApiKeyRecord>(
       `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND owner_address = $2 AND revoked_at IS NULL
-       RETURNING ${COLUMNS}, key_digest AS digest`,
+       RETURNING ${COLUMNS}`,
       [id, ownerAddress],
     );
-    const row =
+    const record =
       updated.rows[0] ??
       (
-        await tx.query<ApiKeyRecord & { digest: Buffer }>(
-          `SELECT ${COLUMNS}, key_digest AS digest FROM api_keys WHERE id = $1 AND owner_address = $2`,
-          [id, ownerAddress],
-        )
+        await tx.query<ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND owner_address = $2`, [
+          id,
+          ownerAddress,
+        ])
       ).rows[0];
-    if (!row) return undefined;
-    const { digest, ...record } = row;
-    return { record, digest, changed: updated.rowCount === 1 };
+    return record && { record, changed: updated.rowCount === 1 };
   }
 
   /** Writes last-use times in one statement, never moving a time backwards. */

@@ -8,7 +8,6 @@ const principal = (scopes: Principal['scopes']): Principal => ({
   address: '0x52908400098527886E0F7030069857D2E4169EE7',
   scopes,
   via: 'api_key',
-  carrier: 'header',
   operator: false,
   keyId: 'k',
 });
@@ -16,7 +15,7 @@ const principal = (scopes: Principal['scopes']): Principal => ({
 describe('ApiKeysService scope rule', () => {
   // The check runs before any database work, so the collaborators are never reached.
   const unreachable = {} as Database & ApiKeysRepository & EventOutbox;
-  const service = new ApiKeysService(unreachable, unreachable, unreachable, {} as never);
+  const service = new ApiKeysService(unreachable, unreachable, unreachable);
 
   it.each([
     [['SUBSCRIPTIONS_MANAGE'], ['FULL']],

@@ -5,7 +5,6 @@ import { EventOutbox } from '../events/event-outbox.service.js';
 import type { Principal } from '../auth/principal.js';
 import { heldScopes, type Scope } from '../auth/scopes.js';
 import { generateApiKey } from './api-key-format.js';
-import { ApiKeyLookup } from './api-key-lookup.service.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
 import { ApiKeysRepository, type ApiKeyRecord } from './api-keys.repository.js';
 
@@ -33,7 +32,6 @@ export class ApiKeysService {
     private readonly db: Database,
     private readonly repository: ApiKeysRepository,
     private readonly outbox: EventOutbox,
-    private readonly lookup: ApiKeyLookup,
   ) {}
 
   async create(principal: Principal, label: string, scopes: readonly Scope[]): Promise<CreatedApiKey> {
@@ -71,7 +69,6 @@ export class ApiKeysService {
       const revoked = await this.repository.revoke(tx, storageAddress(principal.address), id);
       if (!revoked) throw ApiKeyErrors.notFound();
       if (revoked.changed) {
-        await this.lookup.publishRevocation(tx, revoked.digest);
         await this.outbox.record(tx, {
           type: 'api_key.revoked',
           address: principal.address,

@@ -1,36 +1,38 @@
 import { Global, Module } from '@nestjs/common';
-import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
-import { AuthenticationGuard } from './guards/authentication.guard.js';
-import { ScopeGuard } from './guards/scope.guard.js';
+import { AccessGuard } from './guards/access.guard.js';
 import { resolveJwtSecret } from './jwt-secret.js';
 import { LoginChallenges } from './login-challenges.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService } from './session-token.service.js';
 import { SignerRecovery } from './signature/signer-recovery.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
-import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
+import { JwtHeaderStrategy } from './strategies/jwt-header.strategy.js';
+import { SessionCookieStrategy } from './strategies/session-cookie.strategy.js';
+import { SessionPrincipals } from './strategies/session-principals.js';
 
 /**
- * Wallet login and the global guards. Global so that feature modules can use `@Authenticated`, the principal and
- * the token service without importing it.
+ * Wallet login, the session strategies and the global access guard. Global so that feature modules can use
+ * `@Authenticated`, the principal and the token service without importing it.
  */
 @Global()
 @Module({
-  // The API-key strategy lives with the keys; the guard here uses it for Bearer tokens that look like keys.
-  imports: [ApiKeysModule],
+  imports: [PassportModule],
   controllers: [AuthController],
   providers: [
     AuthService,
     AuthRepository,
     SessionTokenService,
     SessionRevocations,
-    JwtSessionStrategy,
+    SessionPrincipals,
+    JwtHeaderStrategy,
+    SessionCookieStrategy,
     {
       provide: LoginChallenges,
       inject: [APP_CONFIG],
@@ -57,9 +59,7 @@ import { JwtSessionStrategy } from './strategies/jwt-session.strategy.js';
           recovery,
         }),
     },
-    // Order matters: authentication sets the principal the scope guard reads.
-    { provide: APP_GUARD, useClass: AuthenticationGuard },
-    { provide: APP_GUARD, useClass: ScopeGuard },
+    { provide: APP_GUARD, useClass: AccessGuard },
   ],
   exports: [AuthRepository, SessionTokenService],
 })

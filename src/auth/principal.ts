@@ -1,18 +1,15 @@
 import type { Address } from '../common/address/wallet-address.js';
-import type { InvalidationTicket } from '../database/invalidation-log.service.js';
 import type { Scope } from './scopes.js';
 
 /**
- * Who is calling, whatever the credential (CONTRACT.md section 3). Every protected handler receives one through
- * `@CurrentPrincipal()`.
+ * Who is calling, whatever the credential (CONTRACT.md section 3): identity only. Every protected handler receives
+ * one through `@CurrentPrincipal()`.
  */
 export interface Principal {
   /** The wallet the credential acts for, in EIP-55 form: the JWT's subject, or the wallet that created the key. */
   readonly address: Address;
   readonly scopes: readonly Scope[];
   readonly via: 'jwt' | 'api_key';
-  /** How a JWT arrived; decides whether the CSRF origin check applies. */
-  readonly carrier: 'header' | 'cookie';
   /** Operators may read and manage any address's subscription (OPERATOR_ADDRESSES). */
   readonly operator: boolean;
   /** The API key's id, when via = api_key. */
@@ -20,9 +17,4 @@ export interface Principal {
   /** The JWT's id and expiry, when via = jwt (logout revokes them). */
   readonly tokenId?: string;
   readonly tokenExpiresAt?: Date;
-  /**
-   * The invalidation ticket the credential was checked against. Cached reads made for the same request pass it on,
-   * so they are at least as fresh as the authentication and cost no second barrier.
-   */
-  readonly freshAsOf?: InvalidationTicket;
 }

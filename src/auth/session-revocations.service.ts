@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.service.js';
-import { InvalidatedCache } from '../database/invalidated-cache.js';
-import { InvalidationLog, type InvalidationTicket } from '../database/invalidation-log.service.js';
+import { InvalidatedCache } from '../cache/invalidated-cache.js';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
 /**
  * Whether a session token was logged out. "Not revoked" is cached per token id; a logout invalidates it on every
- * instance through the invalidation log, so a logged-out token is refused on its next request anywhere.
+ * instance (the revoked_tokens trigger writes the invalidation in the logout's transaction), so a logged-out token
+ * is refused on its next request anywhere.
  */
 @Injectable()
 export class SessionRevocations {
@@ -20,19 +21,14 @@ export class SessionRevocations {
     this.notRevoked = new InvalidatedCache<true>(log, { topic: 'jti', maxEntries: 100_000, ttlMs: 60_000 });
   }
 
-  async isRevoked(jti: string, ticket?: InvalidationTicket): Promise<boolean> {
-    const cached = await this.notRevoked.getOrLoad(
-      jti,
-      async () => ((await this.repository.isTokenRevoked(jti)) ? undefined : true),
-      { ticket },
+  async isRevoked(jti: string): Promise<boolean> {
+    const cached = await this.notRevoked.getOrLoad(jti, async () =>
+      (await this.repository.isTokenRevoked(jti)) ? undefined : true,
     );
     return cached === undefined;
   }
 
-  async revoke(jti: string, expiresAt: Date): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await this.repository.revokeToken(tx, jti, expiresAt);
-      await this.notRevoked.publish(tx, jti);
-    });
+  revoke(jti: string, expiresAt: Date): Promise<void> {
+    return this.repository.revokeToken(this.db, jti, expiresAt);
   }
 }

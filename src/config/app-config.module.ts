@@ -5,8 +5,8 @@ import type { AppConfig } from './settings.js';
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
 /**
- * Provides the configuration as a value rather than reading `process.env` inside modules, so that one process can
- * host several differently configured instances (the two-instance tests do).
+ * Provides the configuration as a value rather than reading `process.env` inside modules: it is validated once at
+ * start (main.ts, worker.ts), and tests build it from their own variables.
  */
 @Global()
 @Module({})

@@ -2,7 +2,7 @@ import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
 import { ConsumedChallengeEntity } from '../auth/consumed-challenge.entity.js';
 import { RevokedTokenEntity } from '../auth/revoked-token.entity.js';
 import { EventEntity } from '../events/event.entity.js';
-import { CacheInvalidationEntity } from './cache-invalidation.entity.js';
+import { CacheInvalidationEntity } from '../cache/cache-invalidation.entity.js';
 import { IdempotencyKeyEntity } from '../subscriptions/idempotency/idempotency-key.entity.js';
 import { PaymentEntity } from '../subscriptions/payment/payment.entity.js';
 import { SubscriptionEventEntity } from '../subscriptions/subscription-event.entity.js';

@@ -136,7 +136,7 @@ export class SubscriptionsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: SubscriptionAddressQueryDto,
   ): Promise<SubscriptionDto> {
-    return this.subscriptions.status(resolveTargetAddress(principal, query.address), principal.freshAsOf);
+    return this.subscriptions.status(resolveTargetAddress(principal, query.address));
   }
 
   @Post('renew')

@@ -4,7 +4,6 @@ import { checksumAddress, storageAddress, type Address } from '../common/address
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
-import type { InvalidationTicket } from '../database/invalidation-log.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import type { PaymentDto, PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
@@ -80,12 +79,9 @@ export class SubscriptionsService {
     };
   }
 
-  /**
-   * Computed at read time from the stored timestamps (cached until they change). `freshAsOf`: the request's
-   * invalidation ticket, when its credential was already checked against the caches.
-   */
-  async status(address: Address, freshAsOf?: InvalidationTicket): Promise<SubscriptionDto> {
-    const subscription = await this.reads.find(storageAddress(address), freshAsOf);
+  /** Computed at read time from the stored timestamps (cached until they change). */
+  async status(address: Address): Promise<SubscriptionDto> {
+    const subscription = await this.reads.find(storageAddress(address));
     const now = new Date();
     return subscription === null
       ? toSubscriptionDto(address, null, now)
@@ -293,7 +289,6 @@ export class SubscriptionsService {
       paymentId: change.paymentId ?? null,
     });
     const subscription = toSubscriptionDto(address, stored, now);
-    await this.reads.changed(tx, address);
     await this.outbox.record(tx, {
       type: `subscription.${change.type}`,
       address,

@@ -31,8 +31,21 @@ export interface TestAppOptions {
   port?: number;
 }
 
-/** Boots the real application over HTTP on a loopback port against this worker's PostgreSQL database. */
+/** Apps of this test file still open (jest loads modules, passport included, once per file). */
+let openApps = 0;
+
+/**
+ * Boots the real application over HTTP on a loopback port against this worker's PostgreSQL database. One at a time
+ * per test file: passport keeps strategies in one registry per process, by name, so a second app in the same
+ * process would authenticate with the last one's strategies. Start further instances as processes
+ * (`startServiceProcess`).
+ */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  if (openApps > 0) {
+    throw new Error(
+      'another test app is still open in this process: start this instance with startServiceProcess',
+    );
+  }
   const databaseUrl = await workerDatabaseUrl();
   await runMigrations(databaseUrl);
   if (!options.keepData) await truncateAll(databaseUrl);
@@ -57,8 +70,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const logger = pino({ level: config.logLevel }, sink);
   const app = await createApp(config, logger);
+  openApps++;
   await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, config, url: `http://127.0.0.1:${port}`, databaseUrl, logs, close: () => app.close() };
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    openApps--;
+    await app.close();
+  };
+  return { app, config, url: `http://127.0.0.1:${port}`, databaseUrl, logs, close };
 }

@@ -6,6 +6,7 @@ import { Webhooks1795315300000 } from './1795315300000-Webhooks.js';
 import { CacheInvalidations1795315400000 } from './1795315400000-CacheInvalidations.js';
 import { ConsumedChallenges1795454763649 } from './1795454763649-ConsumedChallenges.js';
 import { Payments1795455078307 } from './1795455078307-Payments.js';
+import { CacheInvalidationTriggers1795456118456 } from './1795456118456-CacheInvalidationTriggers.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -20,4 +21,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   CacheInvalidations1795315400000,
   ConsumedChallenges1795454763649,
   Payments1795455078307,
+  CacheInvalidationTriggers1795456118456,
 ];

@@ -33,7 +33,7 @@ describe('parseIdempotencyKey', () => {
 });
 
 describe('idempotencyPrincipal', () => {
-  const base = { address: ADDRESS, scopes: [], carrier: 'header', operator: false } as const;
+  const base = { address: ADDRESS, scopes: [], operator: false } as const;
 
   it('scopes a session key to the wallet, whatever the spelling of its address', () => {
     const principal: Principal = { ...base, via: 'jwt', tokenId: 'a' };

@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Database, type SqlExecutor } from './database.service.js';
+import { Database } from '../database/database.service.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
 
@@ -10,6 +11,11 @@ export type InvalidationListener = (key: string) => void;
  * it must be applied before a cache answers that request. Later reads for the same request reuse it.
  */
 export type InvalidationTicket = number;
+
+/** What a request carries through its async calls: its ticket, once its first cache read took one. */
+interface RequestFreshness {
+  ticket?: InvalidationTicket;
+}
 
 const TRUSTED: Promise<boolean> = Promise.resolve(true);
 
@@ -22,7 +28,8 @@ interface Read {
 /**
  * Strict cross-instance invalidation for the credential and status caches, through PostgreSQL itself.
  *
- * A change writes an invalidation row in its own transaction. Before a cache may answer, the request passes a
+ * A change writes an invalidation row in its own transaction (database triggers do, see the migration
+ * CacheInvalidationTriggers). Before a cache may answer, the request passes a
  * barrier: a read of the invalidations of every transaction not yet seen, started after the request's ticket was
  * taken. Whatever committed before a request arrived is therefore applied before that request is answered, on
  * every instance: a revoked key or a logged-out token is refused on its very next request anywhere.
@@ -43,6 +50,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(InvalidationLog.name);
   private readonly listeners = new Map<string, Set<InvalidationListener>>();
   private readonly resetListeners = new Set<() => void>();
+  private readonly requests = new AsyncLocalStorage<RequestFreshness>();
   /** Transactions with ids below this had all committed or aborted when last read. */
   private horizon: bigint | undefined;
   private clock: InvalidationTicket = 0;
@@ -68,24 +76,34 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     this.resetListeners.add(listener);
   }
 
-  /** Records, in the changing transaction, that cached reads of `topic`/`key` must be dropped. */
-  async publish(tx: SqlExecutor, topic: string, key: string): Promise<void> {
-    await tx.query(
-      'INSERT INTO cache_invalidations (xid, topic, key) VALUES (pg_current_xact_id()::text::bigint, $1, $2)',
-      [topic, key],
-    );
-  }
-
-  /** A ticket for a request that has arrived (see {@link InvalidationTicket}). */
+  /** A new ticket (see {@link InvalidationTicket}). */
   ticket(): InvalidationTicket {
     return ++this.clock;
+  }
+
+  /**
+   * Opens the request-scoped context of a request that has just arrived (the global guard calls it first, before
+   * anything reads a cache). Its first cache read takes its ticket; every later read for the same request, in the
+   * guard's strategies or in the handler's services, reuses it and so passes the barrier once.
+   */
+  beginRequest(): void {
+    // enterWith rather than run: the guard cannot wrap the rest of Nest's pipeline in a callback, and what it
+    // awaits next (strategies, interceptors, the handler) continues in this context.
+    this.requests.enterWith({});
+  }
+
+  /** The current request's ticket, taken on first use; outside a request (jobs, sweeps), a new one each time. */
+  requestTicket(): InvalidationTicket {
+    const request = this.requests.getStore();
+    if (!request) return this.ticket();
+    return (request.ticket ??= this.ticket());
   }
 
   /**
    * Resolves true once every invalidation committed before `ticket` was taken has been applied here; false when
    * the database could not be read (caches must then not be trusted for this request).
    */
-  barrier(ticket: InvalidationTicket = this.ticket()): Promise<boolean> {
+  barrier(ticket: InvalidationTicket = this.requestTicket()): Promise<boolean> {
     if (ticket < this.coveredBelow) return TRUSTED;
     if (this.current && this.current.startedAt > ticket) return this.current.outcome;
     if (!this.pending) {

@@ -1,4 +1,4 @@
-import type { Database } from './database.service.js';
+import type { Database } from '../database/database.service.js';
 import { InvalidationLog } from './invalidation-log.service.js';
 
 interface Row {
@@ -41,6 +41,25 @@ describe('InvalidationLog', () => {
     expect(db.reads).toHaveLength(1);
     db.reads[0]!.answer(nothing('100'));
     await expect(Promise.all([first, second])).resolves.toEqual([true, true]);
+  });
+
+  it('takes one ticket per request, at its first cache read, and a new one outside requests', async () => {
+    const outside = [log.requestTicket(), log.requestTicket()];
+    expect(outside[1]).toBeGreaterThan(outside[0]!);
+    const inRequest = async (): Promise<number[]> => {
+      log.beginRequest();
+      const first = log.requestTicket();
+      await turn();
+      return [first, log.requestTicket()];
+    };
+    // Each request runs in its own async context, as each arrives through its own guard call.
+    const [a, b] = await Promise.all([
+      new Promise<number[]>((resolve) => setImmediate(() => resolve(inRequest()))),
+      new Promise<number[]>((resolve) => setImmediate(() => resolve(inRequest()))),
+    ]);
+    expect(a![0]).toBe(a![1]);
+    expect(b![0]).toBe(b![1]);
+    expect(a![0]).not.toBe(b![0]);
   });
 
   it('passes a ticket already covered by a finished read without asking again', async () => {

@@ -1,9 +1,8 @@
 import { ExpiringCache } from '../common/cache/expiring-cache.js';
-import type { SqlExecutor } from './database.service.js';
-import type { InvalidationLog, InvalidationTicket } from './invalidation-log.service.js';
+import type { InvalidationLog } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
-  /** Invalidations published under this topic drop the entry stored under their key. */
+  /** Invalidations the triggers write under this topic drop the entry stored under their key. */
   topic: string;
   maxEntries: number;
   ttlMs: number;
@@ -12,8 +11,6 @@ export interface InvalidatedCacheOptions {
 export interface GetOrLoadOptions<Value> {
   /** Whether a loaded value may be stored (default: always). */
   cacheable?: (value: Value) => boolean;
-  /** The request's invalidation ticket; default: a new one. */
-  ticket?: InvalidationTicket;
 }
 
 /**
@@ -35,15 +32,16 @@ export class InvalidatedCache<Value> {
   }
 
   /**
-   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). `ticket` is
-   * the request's (taken once it arrived), so a request that consults several caches passes one barrier.
+   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). The barrier
+   * is the current request's (see InvalidationLog.beginRequest), so a request that consults several caches passes
+   * it once.
    */
   async getOrLoad(
     key: string,
     load: () => Promise<Value | undefined>,
-    { cacheable = () => true, ticket }: GetOrLoadOptions<Value> = {},
+    { cacheable = () => true }: GetOrLoadOptions<Value> = {},
   ): Promise<Value | undefined> {
-    const trusted = await this.log.barrier(ticket);
+    const trusted = await this.log.barrier();
     if (trusted) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;
@@ -54,14 +52,6 @@ export class InvalidatedCache<Value> {
       this.cache.set(key, value);
     }
     return value;
-  }
-
-  /**
-   * Records in `tx` that the entry for `key` changes when it commits. Every instance, this one included, drops the
-   * entry at its next barrier, which every cached answer waits for.
-   */
-  publish(tx: SqlExecutor, key: string): Promise<void> {
-    return this.log.publish(tx, this.options.topic, key);
   }
 
   private invalidate(key: string): void {

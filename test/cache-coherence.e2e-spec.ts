@@ -1,0 +1,79 @@
+import pg from 'pg';
+import { http } from './utils/http.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { login } from './utils/wallet.js';
+
+/**
+ * The database publishes cache invalidations (triggers), so a change made by any path, even plain SQL from outside
+ * the service, is seen on the next request by an instance that had the old answer cached.
+ */
+describe('cache coherence through database triggers', () => {
+  let t: TestApp;
+  let db: pg.Client;
+  let api: ReturnType<typeof http>;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { WEBHOOK_WORKERS: 'false' } });
+    api = http(t.url);
+    db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
+
+  const invalidations = async (topic: string): Promise<number> =>
+    Number(
+      (await db.query('SELECT count(*) FROM cache_invalidations WHERE topic = $1', [topic])).rows[0].count,
+    );
+
+  it('refuses a key revoked by SQL on its next request', async () => {
+    const owner = await login(t.url);
+    const created = await api.post('/api-keys', {
+      token: owner.token,
+      body: { label: 'x', scopes: ['READ_ONLY'] },
+    });
+    expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+    await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
+    const refused = await api.get('/auth/session', { token: created.body.key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.details.code).toBe('api_key_revoked');
+  });
+
+  it('writes no invalidation when only a key’s last use is recorded', async () => {
+    const owner = await login(t.url);
+    const created = await api.post('/api-keys', {
+      token: owner.token,
+      body: { label: 'x', scopes: ['READ_ONLY'] },
+    });
+    const before = await invalidations('api_key');
+    await db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [created.body.id]);
+    expect(await invalidations('api_key')).toBe(before);
+    expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+  });
+
+  it('refuses a session token revoked by SQL on its next request', async () => {
+    const session = await login(t.url);
+    const current = await api.get('/auth/session', { token: session.token });
+    expect(current.status).toBe(200);
+    const { jti } = JSON.parse(Buffer.from(session.token.split('.')[1]!, 'base64url').toString()) as {
+      jti: string;
+    };
+    await db.query('INSERT INTO revoked_tokens (jti, expires_at) VALUES ($1, $2)', [jti, session.expiresAt]);
+    const refused = await api.get('/auth/session', { token: session.token });
+    expect(refused.status).toBe(401);
+    expect(refused.body.details.code).toBe('token_revoked');
+  });
+
+  it('shows a subscription changed by SQL on the next status read', async () => {
+    const session = await login(t.url);
+    const status = `/subscriptions/status?address=${session.address}`;
+    expect((await api.post('/subscriptions/renew', { token: session.token, body: {} })).status).toBe(200);
+    expect((await api.get(status, { token: session.token })).body.cancelAtPeriodEnd).toBe(false);
+    await db.query('UPDATE subscriptions SET cancel_at_period_end = true WHERE address = $1', [
+      session.address.toLowerCase(),
+    ]);
+    expect((await api.get(status, { token: session.token })).body.cancelAtPeriodEnd).toBe(true);
+  });
+});
