@@ -12,7 +12,8 @@ module.exports = {
   // PostgreSQL does the waiting in the end-to-end tests, so two workers keep both cores busy.
   maxWorkers: 2,
   // End-to-end tests boot apps and wait on PostgreSQL and local receivers.
-  testTimeout: 60000,
+  // (Some also start service processes; on a shared, busy machine one boot can take a minute.)
+  testTimeout: 180000,
   globalSetup: '<rootDir>/test/setup/global-setup.mjs',
   globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
   projects: [

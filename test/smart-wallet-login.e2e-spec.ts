@@ -70,7 +70,8 @@ describe('smart-wallet login (ERC-1271 / ERC-6492) over HTTP', () => {
       CHAIN_RPC_URL: '',
       CHAIN_RPC_TIMEOUT_MS: '1500',
     });
-  });
+    // A chain, an app and two service processes: minutes on a busy machine.
+  }, 240_000);
 
   afterAll(async () => {
     // Apps first (their RPC client's keep-alive sockets point at the chain), then the chain.

@@ -52,7 +52,8 @@ export async function startServiceProcess(
     } catch {
       // not listening yet
     }
-    if (child.exitCode !== null || attempt > 300)
+    // Up to two minutes: a busy machine (CI beside other jobs) can take that long to boot Nest and migrate.
+    if (child.exitCode !== null || attempt > 1200)
       throw new Error(`service did not start:\n${output.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

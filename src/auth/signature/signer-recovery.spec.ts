@@ -16,7 +16,8 @@ async function signed(count: number): Promise<{ address: Hex; hash: Hex; signatu
   );
 }
 
-const waitFor = async (condition: () => boolean, timeoutMs = 5000): Promise<void> => {
+// Generous: a thread's start (loading the curve code) takes seconds on a busy machine.
+const waitFor = async (condition: () => boolean, timeoutMs = 30_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

@@ -1,35 +1,24 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { type Address, type Hex, recoverAddress } from 'viem';
+import type { RecoveryReply, RecoveryRequest, RecoveryThreadData } from './signer-recovery.thread.js';
 
 /**
- * The thread's whole program. It runs outside this module system (an `eval` worker), so it is handed the resolved
- * path of viem's CommonJS utilities rather than resolving `viem` from wherever the process was started.
+ * The thread's program, compiled by `nest build` beside this module. Under jest this module runs from its .ts
+ * source, which a worker thread cannot load, so the thread is then the build's copy (`npm test` builds first).
  */
-const THREAD_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { recoverAddress } = require(workerData.viemUtils);
-parentPort.on('message', ({ id, hash, signature }) => {
-  recoverAddress({ hash, signature }).then(
-    (address) => parentPort.postMessage({ id, address }),
-    (error) => parentPort.postMessage({ id, error: String((error && error.message) || error) }),
-  );
-});
-// One recovery before the first real one: loading and compiling the curve code takes a few hundred ms.
-recoverAddress(workerData.warmUp).then(
-  () => parentPort.postMessage({ ready: true }),
-  () => parentPort.postMessage({ ready: true }),
-);
-`;
-
-const VIEM_UTILS = createRequire(import.meta.url).resolve('viem/utils');
+function threadProgram(): URL {
+  const here = new URL(import.meta.url);
+  return here.pathname.endsWith('.ts')
+    ? new URL('../../../dist/src/auth/signature/signer-recovery.thread.js', here)
+    : new URL('./signer-recovery.thread.js', here);
+}
 
 /** A valid signature (of "tollgate", by the key 0x11…11) for a new thread's warm-up recovery. */
 const WARM_UP = {
   hash: '0x919c0b92df168b6999d81882b440fdf1196b6581d5e103bad67ec18b720443bc',
   signature:
     '0x8ba100808171c4febe8db0460d0fdb3cca0352af800765505fe6887c3d8d27cc64126135c517e3a50454ec89805c9be260cbdb90addb9773113b8bb276ee3a381b',
-} as const;
+} as const satisfies RecoveryThreadData['warmUp'];
 
 /** A thread with nothing to do for this long stops; the next login starts it again. */
 const DEFAULT_IDLE_MS = 30_000;
@@ -123,7 +112,7 @@ export class SignerRecovery {
     thread.idleTimer = undefined;
     return new Promise<Address>((resolve, reject) => {
       thread.tasks.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, hash, signature });
+      thread.worker.postMessage({ id, hash, signature } satisfies RecoveryRequest);
     });
   }
 
@@ -143,27 +132,25 @@ export class SignerRecovery {
   }
 
   private start(slot: number): void {
-    const worker = new Worker(THREAD_SOURCE, {
-      eval: true,
-      workerData: { viemUtils: VIEM_UTILS, warmUp: WARM_UP },
+    const worker = new Worker(threadProgram(), {
+      workerData: { warmUp: WARM_UP } satisfies RecoveryThreadData,
       // Short-lived BigInts only: a small heap keeps the thread's memory close to its code.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
     });
     // A thread waiting for work does not keep the process alive.
     worker.unref();
     const thread: RecoveryThread = { worker, ready: false, tasks: new Map(), idleTimer: undefined };
-    type Reply = { ready?: true; id: number; address?: Address; error?: string };
-    worker.on('message', ({ ready, id, address, error }: Reply) => {
-      if (ready) {
+    worker.on('message', (reply: RecoveryReply) => {
+      if ('ready' in reply) {
         thread.ready = true;
         this.idleSoon(slot, thread);
         return;
       }
-      const task = thread.tasks.get(id);
+      const task = thread.tasks.get(reply.id);
       if (!task) return;
-      thread.tasks.delete(id);
-      if (address !== undefined) task.resolve(address);
-      else task.reject(new UnrecoverableSignatureError(error));
+      thread.tasks.delete(reply.id);
+      if ('address' in reply) task.resolve(reply.address);
+      else task.reject(new UnrecoverableSignatureError(reply.error));
       if (thread.tasks.size === 0) this.idleSoon(slot, thread);
     });
     const fail = (error: Error): void => {
