@@ -1,4 +1,4 @@
-import { ExpiringCache } from '../common/cache/expiring-cache.js';
+import { LRUCache } from 'lru-cache';
 import type { InvalidationLog } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
@@ -8,7 +8,7 @@ export interface InvalidatedCacheOptions {
   ttlMs: number;
 }
 
-export interface GetOrLoadOptions<Value> {
+export interface GetOrLoadOptions<Value extends object | true> {
   /** Whether a loaded value may be stored (default: always). */
   cacheable?: (value: Value) => boolean;
 }
@@ -16,17 +16,18 @@ export interface GetOrLoadOptions<Value> {
 /**
  * A read-through cache of database answers that every instance drops the moment the answer changes. It answers
  * only after the invalidation barrier (so nothing committed before the request is missed), and never stores an
- * answer loaded while an invalidation was applied (the load may have read the old row).
+ * answer loaded while an invalidation was applied (the load may have read the old row). Bounded in entries (least
+ * recently used first out) and in age, so a missed invalidation could not outlive `ttlMs`.
  */
-export class InvalidatedCache<Value> {
-  private readonly cache: ExpiringCache<Value>;
+export class InvalidatedCache<Value extends object | true> {
+  private readonly cache: LRUCache<string, Value>;
   private generation = 0;
 
   constructor(
     private readonly log: InvalidationLog,
     private readonly options: InvalidatedCacheOptions,
   ) {
-    this.cache = new ExpiringCache(options.maxEntries, options.ttlMs);
+    this.cache = new LRUCache<string, Value>({ max: options.maxEntries, ttl: options.ttlMs });
     log.onInvalidation(options.topic, (key) => this.invalidate(key));
     log.onReset(() => this.clear());
   }

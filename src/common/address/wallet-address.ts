@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { ExpiringCache } from '../cache/expiring-cache.js';
+import { LRUCache } from 'lru-cache';
 
 export type Address = `0x${string}`;
 
@@ -16,7 +16,7 @@ export function isWalletAddress(value: unknown): value is string {
   return checksumAddress(value) === value;
 }
 
-const checksummed = new ExpiringCache<Address>(10_000, 3_600_000);
+const checksummed = new LRUCache<string, Address>({ max: 10_000 });
 
 /**
  * EIP-55 checksum form: how addresses are returned. The form of recently seen addresses is kept (a keccak-256 per

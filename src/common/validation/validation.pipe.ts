@@ -1,5 +1,5 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
-import { ExpiringCache } from '../cache/expiring-cache.js';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/api-error.js';
 
 export interface FieldProblem {
@@ -20,9 +20,8 @@ export function fieldProblems(errors: ValidationError[], parent = ''): FieldProb
   });
 }
 
-/** Distinct valid query strings remembered per query DTO class, and for how long. */
+/** Distinct valid query strings remembered per query DTO class (a pure function of the string: no expiry). */
 const QUERIES_KEPT = 10_000;
-const QUERY_TTL_MS = 10 * 60_000;
 
 /**
  * class-validator's pipe with one shortcut. A query DTO is a pure function of its query string, and the hot reads
@@ -31,7 +30,7 @@ const QUERY_TTL_MS = 10 * 60_000;
  * class-validator. Bodies and path parameters are validated afresh every time; failures are never kept.
  */
 export class TollgateValidationPipe extends ValidationPipe {
-  private readonly validQueries = new WeakMap<object, ExpiringCache<unknown>>();
+  private readonly validQueries = new WeakMap<object, LRUCache<string, object>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype } = metadata;
@@ -46,13 +45,13 @@ export class TollgateValidationPipe extends ValidationPipe {
     }
     let known = this.validQueries.get(metatype);
     if (known === undefined) {
-      known = new ExpiringCache(QUERIES_KEPT, QUERY_TTL_MS);
+      known = new LRUCache<string, object>({ max: QUERIES_KEPT });
       this.validQueries.set(metatype, known);
     }
     const key = JSON.stringify(value);
     const hit = known.get(key);
     if (hit !== undefined) return hit;
-    const validated: unknown = Object.freeze(await super.transform(value, metadata));
+    const validated = Object.freeze((await super.transform(value, metadata)) as object);
     known.set(key, validated);
     return validated;
   }

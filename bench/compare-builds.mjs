@@ -1,0 +1,129 @@
+// Protected reads of two builds of the service side by side, for "before and after" figures on a shared machine:
+//   git worktree add --detach /tmp/before <commit> && (cd /tmp/before && npm ci && npx nest build)
+//   npx nest build && BASELINE_ROOT=/tmp/before node bench/compare-builds.mjs
+// Both builds run as production processes on one embedded PostgreSQL (a database each, migrated by its own build)
+// and take turns in rounds on each read, so a drift in the machine's speed hits both alike.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { pino } from 'pino';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
+import { freePort } from '../dist/src/common/net/free-port.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const baselineRoot = process.env.BASELINE_ROOT;
+if (!baselineRoot) throw new Error('BASELINE_ROOT: the checkout whose dist/ is the "before" build');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const NODE_FLAGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  .scripts['start:prod'].split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
+async function startService(checkout, databaseUrl) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...NODE_FLAGS, join(checkout, 'dist/src/main.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
+      LOG_LEVEL: 'warn',
+      COOKIE_SECURE: 'false',
+      DATABASE_POOL_SIZE: '20',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (attempt > 1200) throw new Error(`${checkout} did not start`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return { url, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) };
+}
+
+async function post(url, path, body, token) {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { body: await response.json(), cookie: response.headers.get('set-cookie')?.split(';')[0] };
+}
+
+/** A session, a read-only key and a subscription on one instance: the three ways to read a status. */
+async function credentials(url) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const { body: nonce } = await post(url, '/auth/nonce', { address: account.address });
+  const signature = await account.signMessage({ message: nonce.message });
+  const { body, cookie } = await post(url, '/auth/verify', {
+    address: account.address,
+    signature,
+    message: nonce.message,
+  });
+  const { body: key } = await post(url, '/api-keys', { label: 'bench', scopes: ['READ_ONLY'] }, body.token);
+  await post(url, '/subscriptions/renew', {}, body.token);
+  const path = `/subscriptions/status?address=${account.address}`;
+  return {
+    'API key': { url: `${url}${path}`, headers: { authorization: `Bearer ${key.key}` } },
+    'JWT header': { url: `${url}${path}`, headers: { authorization: `Bearer ${body.token}` } },
+    cookie: { url: `${url}${path}`, headers: { cookie } },
+  };
+}
+
+async function rate(target, duration) {
+  const result = await autocannon({ ...target, connections: CONNECTIONS, duration });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.url}: errors under load`);
+  return Math.round(result.requests.average);
+}
+
+const database = await startEmbeddedPostgres(
+  mkdtempSync(join(tmpdir(), 'tollgate-compare-')),
+  pino({ level: 'warn' }),
+);
+const admin = new pg.Client({ connectionString: database.url });
+await admin.connect();
+await admin.query('CREATE DATABASE bench_before');
+await admin.query('CREATE DATABASE bench_after');
+await admin.end();
+const withDatabase = (name) => database.url.replace(/\/[^/]*$/, `/${name}`);
+const before = await startService(baselineRoot, withDatabase('bench_before'));
+const after = await startService(root, withDatabase('bench_after'));
+try {
+  const reads = { before: await credentials(before.url), after: await credentials(after.url) };
+  for (const [name, target] of Object.entries(reads.before)) {
+    const pair = [target, reads.after[name]];
+    for (const side of pair) await rate(side, 3); // warm-up, not recorded
+    const rounds = [[], []];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [index, side] of pair.entries()) rounds[index].push(await rate(side, DURATION));
+    }
+    const mean = (values) => Math.round(values.reduce((sum, value) => sum + value, 0) / values.length);
+    console.log(
+      JSON.stringify({
+        read: `GET /subscriptions/status (${name})`,
+        beforeRps: mean(rounds[0]),
+        afterRps: mean(rounds[1]),
+        ratio: +(mean(rounds[1]) / mean(rounds[0])).toFixed(3),
+        beforeRounds: rounds[0],
+        afterRounds: rounds[1],
+      }),
+    );
+  }
+} finally {
+  await after.stop();
+  await before.stop();
+  await database.stop();
+}
