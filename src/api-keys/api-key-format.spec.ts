@@ -35,9 +35,12 @@ function substitute(key: string, index: number, char: string): string {
 }
 
 describe('API key format', () => {
-  it('has the documented constants', () => {
-    expect(API_KEY_PREFIX).toBe('tg_');
-    expect(API_KEY_LENGTH).toBe(41);
+  it('generates keys of the documented form (tg_ and 38 characters), which the strategy recognises', () => {
+    const { key } = generateApiKey();
+    expect(key.slice(0, 3)).toBe('tg_');
+    expect(key).toHaveLength(41);
+    expect(looksLikeApiKey(key)).toBe(true);
+    expect(looksLikeApiKey(`x${key}`)).toBe(false);
   });
 
   describe('generateApiKey', () => {
