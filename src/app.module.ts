@@ -12,6 +12,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { CacheModule } from './cache/cache.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -30,6 +31,7 @@ export class AppModule {
         }),
         DatabaseModule,
         CacheModule,
+        MetricsModule,
         HealthModule,
         AuthModule,
         ApiKeysModule,

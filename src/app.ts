@@ -1,9 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController, type FastifyServerOptions } from 'fastify';
+import {
+  LogController,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type onResponseHookHandler,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
@@ -12,20 +15,14 @@ import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
 import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS } from './common/http/security-headers.js';
 import { ResponseBatcher } from './common/http/response-batcher.js';
+import { requestId } from './common/http/request-id.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
 
 /** CONTRACT.md section 1: request bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The caller's `x-request-id` when it is a sane token (it is logged, so never arbitrary text), else a new id. */
-function requestId(request: IncomingMessage): string {
-  const header = request.headers['x-request-id'];
-  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-}
 
 /**
  * Builds the fully configured application without listening: `main.ts` listens on it, the tests listen on a
@@ -71,21 +68,6 @@ async function buildApp(
     void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
     done();
   });
-  // At LOG_LEVEL=warn and above the line would be dropped anyway: skip the hook itself on the hot path.
-  if (logger.isLevelEnabled('info')) {
-    fastify.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
-        {
-          method: request.method,
-          url: request.url,
-          statusCode: reply.statusCode,
-          durationMs: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request completed',
-      );
-      done();
-    });
-  }
   const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));
   fastify.addHook('onSend', (_request, _reply, payload, done) => batcher.defer(done, payload));
   fastify.addHook('preValidation', (request, _reply, done) => {
@@ -103,9 +85,47 @@ async function buildApp(
     abortOnError: false,
     preview,
   });
+  if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
   app.useGlobalPipes(createValidationPipe());
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: [...config.corsOrigins], credentials: true });
   }
   return app;
+}
+
+/**
+ * The request's log line (at LOG_LEVEL info and below) and its metrics (with METRICS_PORT), each hook installed
+ * only when it is on: a hook costs on the hot path even when it does nothing.
+ */
+function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics: Metrics): void {
+  if (metrics.enabled) {
+    // Per route, at registration: the hook then knows its route template and series without looking them up.
+    fastify.addHook('onRoute', (route) => {
+      const observe = metrics.routeObserver(route.method, route.url);
+      const hook: onResponseHookHandler = (_request, reply, done) => {
+        observe(reply.statusCode, reply.elapsedTime / 1000);
+        done();
+      };
+      route.onResponse = [...hooksOf(route.onResponse), hook];
+    });
+  }
+  if (logger.isLevelEnabled('info')) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          statusCode: reply.statusCode,
+          durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request completed',
+      );
+      done();
+    });
+  }
+}
+
+function hooksOf<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
 }

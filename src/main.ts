@@ -1,109 +1,67 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import type { Logger } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
 import { createApp } from './app.js';
-import { JwtSecretFileError, resolveJwtSecret } from './auth/jwt-secret.js';
-import { loadAppConfig, ConfigValidationError, type AppConfig } from './config/app-config.js';
-import { createLogger } from './common/logging/logger.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres.js';
-import { runMigrations } from './database/migrate.js';
+import { bootstrap, EXIT_CONFIG, listenFailure, type Runtime } from './bootstrap/bootstrap.js';
+import { Metrics } from './metrics/metrics.service.js';
 
+/** In-flight requests get this long after SIGTERM; keep it under the orchestrator's grace period. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
-function loadConfigOrExit(): AppConfig {
-  try {
-    return loadAppConfig();
-  } catch (error) {
-    if (error instanceof ConfigValidationError) {
-      console.error(error.message);
-      process.exit(78);
-    }
-    throw error;
-  }
-}
-
-/** SIGTERM/SIGINT: stop accepting, finish in-flight work, release resources, exit; never longer than 10 s. */
-function onShutdown(logger: Logger, stop: () => Promise<void>): void {
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    setTimeout(() => {
-      logger.error('shutdown took longer than 10 s, exiting anyway');
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
-}
-
 /** One HTTP server process: the whole service, or one of WEB_CONCURRENCY cluster workers. */
-async function serve(config: AppConfig, logger: Logger, embedded?: EmbeddedDatabase): Promise<void> {
+async function serve(runtime: Runtime): Promise<void> {
+  const { config, logger } = runtime;
   const app = await createApp(config, logger);
-  onShutdown(logger, async () => {
+  const metrics = app.get(Metrics);
+  // In a cluster the primary serves the metrics, gathered from every worker over IPC.
+  if (cluster.isWorker) AggregatorRegistry.setRegistries([metrics.registry]);
+  const metricsServer = cluster.isWorker ? undefined : await runtime.startMetrics(metrics.registry);
+  runtime.onShutdown(async () => {
+    // The listener first: no new requests, the running ones answered. Nest's close() alone would close the
+    // database pool (module destroy hooks) before its HTTP server, failing the requests still in flight.
+    await app.getHttpAdapter().getInstance().close();
     await app.close();
-    await embedded?.stop();
-  });
-  await app.listen({ port: config.port, host: config.host });
+    await metricsServer?.close();
+  }, SHUTDOWN_DEADLINE_MS);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const message = listenFailure(error, 'PORT:', config.host, config.port);
+    if (!message) throw error;
+    console.error(message);
+    await app.close();
+    // 78: a cluster primary must not restart a worker that cannot have the port.
+    await runtime.fail(EXIT_CONFIG);
+  }
   logger.info({ url: `http://${config.host}:${config.port}`, docs: '/docs' }, 'Tollgate is listening');
 }
 
-/**
- * The database comes first (the embedded one when DATABASE_URL is unset, started once even in cluster mode), then
- * migrations, then one server or WEB_CONCURRENCY cluster workers sharing the port.
- */
-async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel);
-
-  if (cluster.isWorker) {
-    await serve(config, logger.child({ worker: cluster.worker?.id }));
-    return;
-  }
-
-  // Before anything is started or forked: a bad stored secret stops the start here (not in each worker, which the
-  // primary would restart forever), and a generated one exists before the workers, which all read the same file.
-  try {
-    resolveJwtSecret(config);
-  } catch (error) {
-    if (!(error instanceof JwtSecretFileError)) throw error;
-    console.error(error.message);
-    process.exit(78);
-  }
-
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    embedded = await startEmbeddedPostgres(config.dataDir, logger);
-    databaseUrl = embedded.url;
-  }
-  const applied = await runMigrations(databaseUrl);
-  if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-
-  if (config.webConcurrency <= 1) {
-    await serve({ ...config, databaseUrl }, logger, embedded);
-    return;
-  }
-
+/** WEB_CONCURRENCY > 1: forked workers share the port; this primary restarts any that dies. */
+async function superviseCluster(runtime: Runtime): Promise<void> {
+  const { config, logger } = runtime;
   logger.info({ workers: config.webConcurrency }, 'starting cluster workers');
   cluster.setupPrimary({ silent: false });
-  for (let i = 0; i < config.webConcurrency; i++) cluster.fork({ DATABASE_URL: databaseUrl });
+  const env = { DATABASE_URL: config.databaseUrl };
+  for (let i = 0; i < config.webConcurrency; i++) cluster.fork(env);
   let stopping = false;
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    if (code === EXIT_CONFIG) {
+      logger.fatal({ worker: worker.id }, 'a cluster worker cannot start (its message is above): stopping');
+      process.kill(process.pid, 'SIGTERM');
+      return;
+    }
     logger.error({ worker: worker.id, code, signal }, 'cluster worker died; starting another');
-    cluster.fork({ DATABASE_URL: databaseUrl });
+    cluster.fork(env);
   });
-  onShutdown(logger, async () => {
+  const aggregate = new AggregatorRegistry();
+  const metricsServer = await runtime.startMetrics({
+    contentType: aggregate.contentType,
+    metrics: () => aggregate.clusterMetrics(),
+  });
+  runtime.onShutdown(async () => {
     stopping = true;
+    await metricsServer?.close();
     const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
     await Promise.all(
       workers.map(
@@ -114,8 +72,23 @@ async function main(): Promise<void> {
           }),
       ),
     );
-    await embedded?.stop();
-  });
+  }, SHUTDOWN_DEADLINE_MS);
+}
+
+/**
+ * The database comes first (the embedded one when DATABASE_URL is unset, started once even in cluster mode), then
+ * migrations, then one server or WEB_CONCURRENCY cluster workers sharing the port.
+ */
+async function main(): Promise<void> {
+  if (cluster.isWorker) {
+    // The primary started the database, applied the migrations and passed DATABASE_URL down.
+    const runtime = await bootstrap({ role: 'server', embeddedDatabase: false, migrate: false });
+    await serve({ ...runtime, logger: runtime.logger.child({ worker: cluster.worker?.id }) });
+    return;
+  }
+  const runtime = await bootstrap({ role: 'server', embeddedDatabase: true, migrate: true });
+  if (runtime.config.webConcurrency <= 1) await serve(runtime);
+  else await superviseCluster(runtime);
 }
 
 main().catch((error: unknown) => {

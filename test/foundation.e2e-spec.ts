@@ -30,7 +30,36 @@ describe('foundation over HTTP', () => {
   it('answers an unknown route with 404 and the error object', async () => {
     const response = await fetch(`${t.url}/nope`);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: expect.any(String), details: { code: 'not_found' } });
+    expect(await response.json()).toEqual({
+      error: expect.any(String),
+      details: { code: 'not_found', requestId: response.headers.get('x-request-id') },
+    });
+  });
+
+  it("puts the caller's request id in the error object, the header and the request's log line", async () => {
+    const response = await fetch(`${t.url}/subscriptions/status?address=0x1`, {
+      headers: { 'x-request-id': 'trace-42.a:b' },
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('x-request-id')).toBe('trace-42.a:b');
+    expect(await response.json()).toMatchObject({ details: { requestId: 'trace-42.a:b' } });
+    const lines = t.logs.filter((line) => line.requestId === 'trace-42.a:b');
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        statusCode: 401,
+        url: '/subscriptions/status?address=0x1',
+      }),
+    ]);
+  });
+
+  it('replaces an id that is too long or carries other characters', async () => {
+    for (const bad of ['x'.repeat(129), 'a/b', 'a"b']) {
+      const response = await fetch(`${t.url}/nope`, { headers: { 'x-request-id': bad } });
+      const id = response.headers.get('x-request-id');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(((await response.json()) as { details: { requestId: string } }).details.requestId).toBe(id);
+    }
   });
 
   it('serves the interactive docs page', async () => {

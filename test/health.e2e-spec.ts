@@ -64,7 +64,10 @@ describe('GET /health while the database goes down and comes back', () => {
   it('still answers an unknown route with 404 and the error object while the database is down', async () => {
     const response = await fetch(`${t.url}/nope`);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: expect.any(String), details: { code: 'not_found' } });
+    expect(await response.json()).toEqual({
+      error: expect.any(String),
+      details: { code: 'not_found', requestId: expect.any(String) },
+    });
   });
 
   it('answers 200 again within 5 s once the database is back, without a restart', async () => {

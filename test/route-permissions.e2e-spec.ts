@@ -38,6 +38,8 @@ describe('route permissions', () => {
       'POST /auth/nonce',
       'POST /auth/verify',
       'GET /health',
+      'GET /health/live',
+      'GET /health/ready',
       'GET /subscriptions/plan',
     ]);
   });

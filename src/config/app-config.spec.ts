@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ConfigValidationError, loadAppConfig } from './app-config.js';
-import { renderConfigTable, TABLE_END, TABLE_START, withConfigTable } from './config-table.js';
+import {
+  renderConfigTable,
+  renderEnvExample,
+  TABLE_END,
+  TABLE_START,
+  withConfigTable,
+} from './config-table.js';
 import { integer, setting } from './setting.js';
 import { erc20PaymentSettings, paymentGatewayOf, SETTINGS } from './settings.js';
 
@@ -216,5 +222,12 @@ describe('settings declarations', () => {
     expect(readme).toContain(TABLE_START);
     expect(readme).toContain(TABLE_END);
     expect(withConfigTable(readme)).toBe(readme);
+  });
+
+  it('are what .env.example lists, every variable once (run `npm run docs:config` when this fails)', () => {
+    const example = readFileSync(resolve('.env.example'), 'utf8');
+    expect(example).toBe(renderEnvExample());
+    const listed = [...example.matchAll(/^# ([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]);
+    expect(listed).toEqual(Object.values(SETTINGS).map((declared) => declared.env));
   });
 });

@@ -39,3 +39,22 @@ export function withConfigTable(readme: string): string {
   }
   return `${readme.slice(0, start + TABLE_START.length)}\n\n${renderConfigTable()}\n\n${readme.slice(end)}`;
 }
+
+const ENV_EXAMPLE_HEADER = `# Every setting of Tollgate, generated from src/config/settings.ts (npm run docs:config). The service reads the
+# environment, or a .env file in its working directory (the environment wins): copy this file to .env and uncomment
+# what you change. The values shown are the defaults; none is needed for \`npm start\` on a development machine.
+`;
+
+/** `.env.example`: each setting's meaning, then its variable commented out with its default (empty when computed). */
+export function renderEnvExample(settings: Record<string, Setting<unknown>> = SETTINGS): string {
+  const entries = Object.values(settings).map((declared) => {
+    const literal =
+      typeof declared.default === 'function' ||
+      declared.default === undefined ||
+      typeof declared.default === 'object'
+        ? ''
+        : String(declared.default);
+    return `# ${declared.doc} Default: ${defaultCell(declared)}.\n# ${declared.env}=${literal}`;
+  });
+  return `${ENV_EXAMPLE_HEADER}\n${entries.join('\n\n')}\n`;
+}

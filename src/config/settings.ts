@@ -44,6 +44,19 @@ export const SETTINGS = {
     default: '0.0.0.0',
     doc: 'Address the HTTP server listens on.',
   }),
+  metricsPort: setting<number | undefined>({
+    env: 'METRICS_PORT',
+    parse: integer({ min: 1, max: 65535 }),
+    default: undefined,
+    defaultDoc: 'unset (off)',
+    doc: 'Port of the Prometheus listener (`GET /metrics`), apart from the public port. Unset: no listener and no per-request metrics.',
+  }),
+  metricsHost: setting({
+    env: 'METRICS_HOST',
+    parse: text(),
+    default: '127.0.0.1',
+    doc: 'Address of the metrics listener: loopback unless a scraper elsewhere needs it (`0.0.0.0` in a container).',
+  }),
   databaseUrl: setting<string | undefined>({
     env: 'DATABASE_URL',
     parse: text({

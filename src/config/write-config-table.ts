@@ -1,12 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { withConfigTable } from './config-table.js';
+import { renderEnvExample, withConfigTable } from './config-table.js';
 
-/** `npm run docs:config`: rewrites README.md's configuration table from the declarations in settings.ts. */
-const readmePath = resolve(process.argv[2] ?? 'README.md');
-const before = readFileSync(readmePath, 'utf8');
-const after = withConfigTable(before);
-if (after !== before) writeFileSync(readmePath, after);
-console.warn(
-  after === before ? 'README.md configuration table is current' : 'README.md configuration table rewritten',
-);
+/** `npm run docs:config`: rewrites README.md's configuration table and .env.example from settings.ts. */
+function rewrite(path: string, render: (before: string) => string): void {
+  const before = readFileSync(path, 'utf8');
+  const after = render(before);
+  if (after !== before) writeFileSync(path, after);
+  console.warn(after === before ? `${path} is current` : `${path} rewritten`);
+}
+
+rewrite(resolve(process.argv[2] ?? 'README.md'), withConfigTable);
+rewrite(resolve(process.argv[3] ?? '.env.example'), () => renderEnvExample());

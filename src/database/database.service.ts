@@ -29,6 +29,12 @@ export class Database implements SqlExecutor {
     return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
+  /** The pool's connections right now (the metrics read it when scraped). */
+  poolUse(): { total: number; idle: number; waiting: number } {
+    const pool = this.pool;
+    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
+
   async query<Row extends QueryResultRow = QueryResultRow>(
     text: string,
     params?: unknown[],

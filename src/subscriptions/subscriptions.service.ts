@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
+import { Metrics } from '../metrics/metrics.service.js';
 import type { PaymentDto, PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import {
@@ -28,9 +29,11 @@ interface Actor {
   keyId: string | null;
 }
 
+type ChangeType = 'renewed' | 'canceled';
+
 /** A change a request made, once applied to the locked row. */
 interface Change {
-  type: 'renewed' | 'canceled';
+  type: ChangeType;
   /** Lowercase. */
   address: string;
   actor: Actor;
@@ -64,6 +67,7 @@ export class SubscriptionsService {
     private readonly idempotency: IdempotencyService,
     private readonly reads: SubscriptionReads,
     @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
+    private readonly metrics: Metrics,
   ) {
     this.periodMs = config.subscriptionPeriodSeconds * 1000;
     this.periodSeconds = config.subscriptionPeriodSeconds;
@@ -119,15 +123,18 @@ export class SubscriptionsService {
       'renew',
       hash === undefined ? { address: target } : { address: target, txHash: hash },
     );
-    return this.idempotency.execute(
-      request,
-      (tx, credits) => this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null, credits),
-      async () => {
-        if (hash !== undefined && this.payments.name !== 'erc20') {
-          throw PaymentErrors.notExpected(this.payments.name);
-        }
-        return this.payments.approve({ principal, address: target, txHash: hash });
-      },
+    return this.counted((changes) =>
+      this.idempotency.execute(
+        request,
+        (tx, credits) =>
+          this.renewLocked(tx, actorOf(principal), target, idempotencyKey ?? null, credits, changes),
+        async () => {
+          if (hash !== undefined && this.payments.name !== 'erc20') {
+            throw PaymentErrors.notExpected(this.payments.name);
+          }
+          return this.payments.approve({ principal, address: target, txHash: hash });
+        },
+      ),
     );
   }
 
@@ -142,9 +149,19 @@ export class SubscriptionsService {
       address: target,
       immediate,
     });
-    return this.idempotency.execute(request, (tx) =>
-      this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null),
+    return this.counted((changes) =>
+      this.idempotency.execute(request, (tx) =>
+        this.cancelLocked(tx, actorOf(principal), target, immediate, idempotencyKey ?? null, changes),
+      ),
     );
+  }
+
+  /** Counts the changes `run` made once it has resolved, that is once they are committed (a rollback throws). */
+  private async counted(run: (changes: ChangeType[]) => Promise<SubscriptionDto>): Promise<SubscriptionDto> {
+    const changes: ChangeType[] = [];
+    const result = await run(changes);
+    for (const type of changes) this.metrics.subscriptionChanges.inc({ type });
+    return result;
   }
 
   /**
@@ -166,6 +183,7 @@ export class SubscriptionsService {
     address: string,
     idempotencyKey: string | null,
     credits: readonly PaymentCredit[],
+    changes: ChangeType[],
   ): Promise<SubscriptionDto> {
     const credit = await this.uncredited(tx, credits);
     const periodMs = this.periodMs * credit.periods;
@@ -208,7 +226,7 @@ export class SubscriptionsService {
     // Credited meanwhile by a concurrent renewal citing the same transfer: this one rolls back.
     if (paymentId === null) throw PaymentErrors.alreadyUsed(credit.transfer!.txHash);
     const { transfer } = credit;
-    return this.recordChange(tx, {
+    return this.recordChange(tx, changes, {
       type: 'renewed',
       address,
       actor,
@@ -252,6 +270,7 @@ export class SubscriptionsService {
     address: string,
     immediate: boolean,
     idempotencyKey: string | null,
+    changes: ChangeType[],
   ): Promise<SubscriptionDto> {
     const current = await this.repository.lock(tx, address);
     const now = await this.repository.clock(tx);
@@ -259,7 +278,7 @@ export class SubscriptionsService {
     if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
     if (outcome.kind === 'unchanged') return toSubscriptionDto(address, current, now);
     const stored = await this.repository.update(tx, address, outcome.next, current.expiryRecordedFor, now);
-    return this.recordChange(tx, {
+    return this.recordChange(tx, changes, {
       type: 'canceled',
       address,
       actor,
@@ -275,8 +294,13 @@ export class SubscriptionsService {
    * The history entry and the outbox event of an accepted change. The event's `data` is the subscription object
    * with the period end before the change, plus `data`. Returns the subscription object.
    */
-  private async recordChange(tx: SqlExecutor, change: Change): Promise<SubscriptionDto> {
+  private async recordChange(
+    tx: SqlExecutor,
+    changes: ChangeType[],
+    change: Change,
+  ): Promise<SubscriptionDto> {
     const { address, stored, now, previousPeriodEnd } = change;
+    changes.push(change.type);
     await this.repository.insertEvent(tx, {
       address,
       type: change.type,

@@ -13,6 +13,21 @@ export interface RequestOptions {
   token?: string;
 }
 
+/**
+ * Every error object must carry the request id of its answer (`details.requestId`, equal to the `x-request-id`
+ * header): checked here for every error the suite meets, then removed, so each test compares the rest exactly.
+ */
+function withoutRequestId(body: unknown, headers: Headers): unknown {
+  const details = (body as { details?: Record<string, unknown> } | undefined)?.details;
+  if (typeof details !== 'object' || details === null) return body;
+  const requestId = headers.get('x-request-id');
+  if (!requestId || details.requestId !== requestId) {
+    throw new Error(`error object without its request id ${requestId}: ${JSON.stringify(body)}`);
+  }
+  const { requestId: _omitted, ...rest } = details;
+  return { ...(body as object), details: rest };
+}
+
 /** Minimal HTTP client over fetch for the end-to-end tests: `http(base).post('/auth/nonce', { body })`. */
 export function http(baseUrl: string) {
   const send = async (method: string, path: string, options: RequestOptions = {}): Promise<JsonResponse> => {
@@ -31,6 +46,7 @@ export function http(baseUrl: string) {
     } catch {
       parsed = undefined;
     }
+    if (response.status >= 400) parsed = withoutRequestId(parsed, response.headers);
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
   return {

@@ -12,6 +12,13 @@ export class ErrorDetailsDto {
   @ApiProperty({ example: 'validation_failed', description: 'Stable, machine-readable error code.' })
   code: string;
 
+  @ApiProperty({
+    example: '9b2f0c1e-3f5a-4c7d-9e8b-1a2b3c4d5e6f',
+    description:
+      'The request id (the `x-request-id` header of the answer): quote it when reporting a problem.',
+  })
+  requestId: string;
+
   @ApiProperty({ type: [FieldProblemDto], required: false, description: 'Validation errors, one per field.' })
   fields?: FieldProblemDto[];
 }

@@ -1,12 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type ChildLoggerOptions, type Logger } from 'pino';
+import { pino, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
  * One pino logger for the process: Fastify uses it for request logs, Nest for its own messages. Credentials never
  * reach a log line: the paths that could carry them are redacted here, and nothing logs request bodies.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service: 'tollgate' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -23,7 +23,8 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Routes Nest's own log calls (bootstrap, module init, uncaught errors) into pino as structured lines. */

@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   eventType: string;
   payload: string;
   attemptCount: number;
+  /** When the event was fanned out to this configuration (in the event's own transaction). */
+  createdAt: Date;
   url: string;
   endpointEnabled: boolean;
   /** The current secret, then the previous one while its rotation overlap lasts. */
@@ -26,7 +28,7 @@ export interface ClaimedDelivery {
 type ClaimedRow = Omit<ClaimedDelivery, 'secrets'> & { secret: string; previousSecret: string | null };
 
 const CLAIMED_COLUMNS = `d.id, d.endpoint_id AS "endpointId", d.event_id AS "eventId", d.event_type AS "eventType",
-  d.payload, d.attempt_count AS "attemptCount", e.url, e.enabled AS "endpointEnabled", e.secret,
+  d.payload, d.attempt_count AS "attemptCount", d.created_at AS "createdAt", e.url, e.enabled AS "endpointEnabled", e.secret,
   CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS "previousSecret"`;
 
 function claimed(row: ClaimedRow): ClaimedDelivery {
@@ -323,5 +325,14 @@ export class WebhookDeliveryRepository {
       [delivery.endpointId, outcome.statusCode === 410],
     );
     return rows[0]?.enabled ?? delivery.endpointEnabled;
+  }
+
+  /** Deliveries waiting for an attempt, and the age of the oldest (the metrics read it when scraped). */
+  async pendingStats(): Promise<{ depth: number; oldestSeconds: number }> {
+    const { rows } = await this.db.query<{ depth: number; oldestSeconds: number | null }>(
+      `SELECT count(*)::int AS depth, extract(epoch FROM now() - min(created_at))::float8 AS "oldestSeconds"
+       FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return { depth: rows[0]?.depth ?? 0, oldestSeconds: rows[0]?.oldestSeconds ?? 0 };
   }
 }

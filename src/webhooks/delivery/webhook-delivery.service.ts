@@ -1,7 +1,8 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Address } from '../../common/address/wallet-address.js';
 import { Database } from '../../database/database.service.js';
 import { EventOutbox } from '../../events/event-outbox.service.js';
+import { Metrics } from '../../metrics/metrics.service.js';
 import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
 import { WebhookErrors } from '../webhooks.errors.js';
 import { GuardedHttpClient, type DeliveryOutcome } from './guarded-http.client.js';
@@ -45,7 +46,7 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  * guarded client and recorded here.
  */
 @Injectable()
-export class WebhookDeliveryService implements OnApplicationShutdown {
+export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdown {
   /** The common case, a scheduled attempt that succeeded, is recorded together with others of the moment. */
   private readonly successes: WriteBatcher<SuccessRecord>;
 
@@ -54,8 +55,22 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
     private readonly outbox: EventOutbox,
     private readonly repository: WebhookDeliveryRepository,
     private readonly client: GuardedHttpClient,
+    private readonly metrics: Metrics,
   ) {
     this.successes = new WriteBatcher((records) => repository.recordSuccesses(records), MAX_SUCCESS_BATCH);
+  }
+
+  onModuleInit(): void {
+    this.metrics.gauge(
+      'tollgate_webhook_queue',
+      'Webhook deliveries waiting for an attempt (depth), and the age in seconds of the oldest (oldest_seconds).',
+      ['measure'],
+      async (set) => {
+        const { depth, oldestSeconds } = await this.repository.pendingStats();
+        set(depth, { measure: 'depth' });
+        set(oldestSeconds, { measure: 'oldest_seconds' });
+      },
+    );
   }
 
   /** The worker's attempt of a delivery it has claimed (`claimDue`); resolves once the attempt is recorded. */
@@ -128,6 +143,10 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
         afterFailure: afterFailure(mode, isTest, delivery, outcome),
       });
     }
+    this.metrics.webhookAttempts.inc({ outcome: attemptOutcome(outcome.success, status), mode });
+    if (outcome.success && mode === 'scheduled') {
+      this.metrics.webhookLag.observe((Date.now() - delivery.createdAt.getTime()) / 1000);
+    }
     return {
       deliveryId: delivery.id,
       webhookId: delivery.endpointId,
@@ -139,6 +158,13 @@ export class WebhookDeliveryService implements OnApplicationShutdown {
       status,
     };
   }
+}
+
+/** `retrying`: failed, another attempt is scheduled; `kept`: a failed re-send that left the status as it was. */
+function attemptOutcome(success: boolean, status: WebhookDeliveryStatus): string {
+  if (success) return 'succeeded';
+  if (status === 'failed') return 'failed';
+  return status === 'pending' ? 'retrying' : 'kept';
 }
 
 function afterFailure(
