@@ -105,13 +105,15 @@ describe('metrics on their own listener (METRICS_PORT)', () => {
   });
 });
 
-describe('liveness and readiness', () => {
-  it('answers /health/live without the database and /health/ready with it', async () => {
+describe('liveness, readiness and request ids outside Nest', () => {
+  it('answers /health/live without the database, /health/ready with it', async () => {
     const t = await startTestApp();
     try {
       const live = await http(t.url).get('/health/live');
       expect(live.status).toBe(200);
       expect(live.body).toEqual({ status: 'ok' });
+      // Routes outside Nest's filter name their request too (the helper checks details.requestId on every error).
+      expect((await http(t.url).get('/dashboard/no-such-file.js')).body.details.code).toBe('not_found');
       const ready = await http(t.url).get('/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body).toMatchObject({ status: 'ok', checks: { database: { status: 'up' } } });

@@ -1,9 +1,9 @@
 import { Inject, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DASHBOARD_SECURITY_HEADERS } from '../common/http/security-headers.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { toErrorResponse } from '../common/http/error-response.js';
+import { toErrorResponse, withRequestId } from '../common/http/error-response.js';
 import { defaultDashboardDir, loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
 
 export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
@@ -34,24 +34,27 @@ export class DashboardModule implements OnModuleInit {
         .type(asset.type)
         .send(asset.body);
     // These routes bypass Nest and its exception filter, so they answer with the error object themselves.
-    const fail = (reply: FastifyReply, error: ApiError): FastifyReply => {
+    const fail = (request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply => {
       const { status, body } = toErrorResponse(error);
-      return reply.status(status).type('application/json; charset=utf-8').send(body);
+      return reply
+        .status(status)
+        .type('application/json; charset=utf-8')
+        .send(withRequestId(body, request.id));
     };
 
     fastify.get('/', (_request, reply) => reply.redirect('/dashboard', 302));
-    fastify.get('/dashboard', (_request, reply) => {
+    fastify.get('/dashboard', (request, reply) => {
       const page = assets?.get('index.html');
       if (!page) {
         const message = 'The dashboard is not built: run `npm run build` (it builds web/ into dist/web)';
-        return fail(reply, new ApiError(503, 'dashboard_not_built', message));
+        return fail(request, reply, new ApiError(503, 'dashboard_not_built', message));
       }
       return send(reply, page);
     });
     fastify.get('/dashboard/*', (request, reply) => {
       const path = (request.params as { '*': string })['*'];
       const asset = path === '' ? assets?.get('index.html') : assets?.get(path);
-      if (!asset) return fail(reply, ApiError.notFound('not_found', 'No such dashboard file'));
+      if (!asset) return fail(request, reply, ApiError.notFound('not_found', 'No such dashboard file'));
       return send(reply, asset);
     });
   }

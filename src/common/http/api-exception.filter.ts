@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpStatus } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Metrics } from '../../metrics/metrics.service.js';
-import { toErrorResponse } from './error-response.js';
+import { toErrorResponse, withRequestId } from './error-response.js';
 
 /**
  * The one place errors become responses. Expected errors answer with their status and code; anything else is
@@ -30,6 +30,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     void reply
       .status(status)
       .header('content-type', 'application/json; charset=utf-8')
-      .send({ error: body.error, details: { ...body.details, requestId: request.id } });
+      .send(withRequestId(body, request.id));
   }
 }

@@ -124,3 +124,8 @@ function internal(): ErrorResponse {
     unexpected: true,
   };
 }
+
+/** The error object as sent: every one names its request (`details.requestId`, also the `x-request-id` header). */
+export function withRequestId(body: ErrorBody, requestId: string): ErrorBody {
+  return { error: body.error, details: { ...body.details, requestId } };
+}
