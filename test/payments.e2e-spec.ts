@@ -4,6 +4,7 @@ import { getAddress, type Hex } from 'viem';
 import { freePort } from '../src/common/net/free-port.js';
 import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { http, type JsonResponse } from './utils/http.js';
+import { startServiceProcess } from './utils/service-process.js';
 import { startTcpProxy, type TcpProxy } from './utils/tcp-proxy.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, newWallet, type WalletSession } from './utils/wallet.js';
@@ -21,6 +22,9 @@ function expectRefused(response: JsonResponse, status: number, code: string): vo
   expect(response.body.error).toEqual(expect.any(String));
 }
 
+/** What the tests need of an instance, in this process or in a child process. */
+type Instance = Pick<TestApp, 'url' | 'close'>;
+
 describe('payments behind renew: erc20 on an in-process chain', () => {
   const operatorWallet = newWallet();
   const receiver = getAddress(newWallet().address);
@@ -29,28 +33,32 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
   let otherToken: TestToken;
   let proxy: TcpProxy;
   let paid: TestApp;
-  const apps: TestApp[] = [];
+  const apps: Instance[] = [];
   let db: pg.Client;
   let operator: WalletSession;
 
-  /** An app on the shared database with the erc20 gateway; `env` overrides a setting. */
-  const startPaidApp = (env: Record<string, string> = {}, keepData = true) =>
-    startTestApp({
-      keepData,
-      env: {
-        ...erc20PaymentEnv(chain, token, receiver, PRICE),
-        OPERATOR_ADDRESSES: operatorWallet.address,
-        SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
-        WEBHOOK_WORKERS: 'false',
-        ...env,
-      },
-    });
+  const paidEnv = (env: Record<string, string> = {}): Record<string, string> => ({
+    ...erc20PaymentEnv(chain, token, receiver, PRICE),
+    OPERATOR_ADDRESSES: operatorWallet.address,
+    SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
+    WEBHOOK_WORKERS: 'false',
+    ...env,
+  });
+
+  /**
+   * A further instance on the same database with some settings changed. Passport keeps one strategy registry per
+   * process, so it runs as a process of its own beside the in-process `paid` app.
+   */
+  const startPaidProcess = async (env: Record<string, string>): Promise<Instance> => {
+    const service = await startServiceProcess(paid.databaseUrl, paidEnv(env));
+    return { url: service.url, close: async () => void (await service.kill()) };
+  };
 
   beforeAll(async () => {
     chain = await startTestChain();
     token = await chain.deployToken('Test USD', 'TUSD', 6);
     otherToken = await chain.deployToken('Other USD', 'OUSD', 6);
-    paid = await startPaidApp({}, false);
+    paid = await startTestApp({ env: paidEnv() });
     apps.push(paid);
     db = new pg.Client({ connectionString: paid.databaseUrl });
     await db.connect();
@@ -66,11 +74,11 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
     await chain?.stop();
   });
 
-  const api = (app: TestApp = paid) => http(app.url);
+  const api = (app: Instance = paid) => http(app.url);
   const renew = (
     who: WalletSession,
     body: object,
-    options: { app?: TestApp; idempotencyKey?: string; token?: string } = {},
+    options: { app?: Instance; idempotencyKey?: string; token?: string } = {},
   ) =>
     api(options.app).post('/subscriptions/renew', {
       token: options.token ?? who.token,
@@ -367,7 +375,7 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
 
   describe('confirmations', () => {
     it('refuses a transfer short of the required confirmations, then credits it once they are reached', async () => {
-      const strict = await startPaidApp({ PAYMENT_CONFIRMATIONS: '3' });
+      const strict = await startPaidProcess({ PAYMENT_CONFIRMATIONS: '3' });
       apps.push(strict);
       const user = await payer();
       const key = randomUUID();
@@ -394,7 +402,7 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
 
   describe('chain unreachable', () => {
     it('fails closed with 503 and credits nothing; the same payment is credited once the chain is back', async () => {
-      const proxied = await startPaidApp({ CHAIN_RPC_URL: `http://127.0.0.1:${proxy.port}` });
+      const proxied = await startPaidProcess({ CHAIN_RPC_URL: `http://127.0.0.1:${proxy.port}` });
       apps.push(proxied);
       const user = await payer();
       const key = randomUUID();
@@ -415,7 +423,7 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
     });
 
     it('fails closed when nothing listens at CHAIN_RPC_URL', async () => {
-      const closed = await startPaidApp({ CHAIN_RPC_URL: `http://127.0.0.1:${await freePort()}` });
+      const closed = await startPaidProcess({ CHAIN_RPC_URL: `http://127.0.0.1:${await freePort()}` });
       apps.push(closed);
       const user = await payer();
       const txHash = await token.transfer(user.address, receiver, PRICE);
@@ -428,7 +436,7 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
     });
 
     it('refuses to credit when the endpoint serves another chain than PAYMENT_CHAIN_ID', async () => {
-      const elsewhere = await startPaidApp({ PAYMENT_CHAIN_ID: String(chain.chainId + 1) });
+      const elsewhere = await startPaidProcess({ PAYMENT_CHAIN_ID: String(chain.chainId + 1) });
       apps.push(elsewhere);
       const user = await payer();
       const txHash = await token.transfer(user.address, receiver, PRICE);
@@ -445,19 +453,18 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
 describe('payments behind renew: free and operator', () => {
   const operatorWallet = newWallet();
   let free: TestApp;
-  let billed: TestApp;
+  let billed: Instance;
   let operator: WalletSession;
 
   beforeAll(async () => {
     free = await startTestApp({ env: { WEBHOOK_WORKERS: 'false' } });
-    billed = await startTestApp({
-      keepData: true,
-      env: {
-        PAYMENT_GATEWAY: 'operator',
-        OPERATOR_ADDRESSES: operatorWallet.address,
-        WEBHOOK_WORKERS: 'false',
-      },
+    // A second configuration runs as a process of its own (one passport registry per process).
+    const service = await startServiceProcess(free.databaseUrl, {
+      PAYMENT_GATEWAY: 'operator',
+      OPERATOR_ADDRESSES: operatorWallet.address,
+      WEBHOOK_WORKERS: 'false',
     });
+    billed = { url: service.url, close: async () => void (await service.kill()) };
     operator = await login(billed.url, operatorWallet);
   });
   afterAll(async () => {
