@@ -1,10 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from './config/app-config.js';
 import { AppConfigModule } from './config/app-config.module.js';
 import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
-import { dataSourceOptions } from './database/data-source.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
@@ -24,12 +22,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions({ url: config.databaseUrl, poolSize: config.databasePoolSize }),
-          // Fail fast at start instead of retrying: the orchestrator (or compose's restart policy) restarts us.
-          retryAttempts: 0,
-        }),
-        DatabaseModule,
+        DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.databasePoolSize }),
         CacheModule,
         MetricsModule,
         HealthModule,

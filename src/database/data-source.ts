@@ -1,3 +1,4 @@
+import type { PoolConfig } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -8,15 +9,31 @@ export interface DatabaseConnectionOptions {
   applicationName?: string;
 }
 
-/** The one description of the database, shared by the app, the migration runner and the TypeORM CLI. */
-export function dataSourceOptions({
+/** The `pg` pool's settings: the application's pool (`PG_POOL`) and TypeORM's (migrations, CLI) alike. */
+export function poolConfig({
   url,
   poolSize = 10,
   applicationName = 'tollgate',
-}: DatabaseConnectionOptions) {
+}: DatabaseConnectionOptions): PoolConfig {
+  return {
+    connectionString: url,
+    max: poolSize,
+    application_name: applicationName,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    // A query that hangs (a lock never released, a server in trouble) fails instead of holding a request forever.
+    statement_timeout: 15_000,
+  };
+}
+
+/**
+ * TypeORM's description of the database: the schema (entities) and its migrations, for the migration runner and
+ * the TypeORM CLI. The running service queries through its own pool (`PG_POOL`), configured by `poolConfig`.
+ */
+export function dataSourceOptions(options: DatabaseConnectionOptions) {
   return {
     type: 'postgres',
-    url,
+    url: options.url,
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
@@ -27,14 +44,7 @@ export function dataSourceOptions({
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: {
-      max: poolSize,
-      application_name: applicationName,
-      connectionTimeoutMillis: 3000,
-      idleTimeoutMillis: 30_000,
-      // A query that hangs (a lock never released, a server in trouble) fails instead of holding a request forever.
-      statement_timeout: 15_000,
-    },
+    extra: poolConfig(options),
   } satisfies DataSourceOptions;
 }
 

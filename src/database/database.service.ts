@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { DataSource } from 'typeorm';
+import { PG_POOL } from './pg-pool.js';
 
 export interface SqlResult<Row> {
   rows: Row[];
@@ -18,22 +18,12 @@ export interface SqlExecutor {
 
 /**
  * Thin access to PostgreSQL for the repositories. TypeORM owns the schema (entities, migrations); queries go
- * straight to its `pg` pool, which gives predictable result shapes for `UPDATE … RETURNING` and keeps the hot
+ * straight to the `pg` pool, which gives predictable result shapes for `UPDATE … RETURNING` and keeps the hot
  * paths free of the ORM's per-query overhead.
  */
 @Injectable()
 export class Database implements SqlExecutor {
-  constructor(private readonly dataSource: DataSource) {}
-
-  private get pool(): Pool {
-    return (this.dataSource.driver as unknown as { master: Pool }).master;
-  }
-
-  /** The pool's connections right now (the metrics read it when scraped). */
-  poolUse(): { total: number; idle: number; waiting: number } {
-    const pool = this.pool;
-    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
-  }
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   async query<Row extends QueryResultRow = QueryResultRow>(
     text: string,

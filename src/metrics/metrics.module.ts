@@ -1,5 +1,6 @@
-import { Global, Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import { Database } from '../database/database.service.js';
+import { Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { PG_POOL } from '../database/pg-pool.js';
 import { Metrics } from './metrics.service.js';
 
 /** The application pool's connections, read when scraped. */
@@ -7,7 +8,7 @@ import { Metrics } from './metrics.service.js';
 class DatabasePoolMetrics implements OnModuleInit {
   constructor(
     private readonly metrics: Metrics,
-    private readonly db: Database,
+    @Inject(PG_POOL) private readonly pool: Pool,
   ) {}
 
   onModuleInit(): void {
@@ -16,10 +17,9 @@ class DatabasePoolMetrics implements OnModuleInit {
       'Connections of the application database pool by state: total, idle, and waiting (requests queued for one).',
       ['state'],
       (set) => {
-        const { total, idle, waiting } = this.db.poolUse();
-        set(total, { state: 'total' });
-        set(idle, { state: 'idle' });
-        set(waiting, { state: 'waiting' });
+        set(this.pool.totalCount, { state: 'total' });
+        set(this.pool.idleCount, { state: 'idle' });
+        set(this.pool.waitingCount, { state: 'waiting' });
       },
     );
   }
