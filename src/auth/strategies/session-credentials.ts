@@ -1,6 +1,10 @@
-import { readCookie, SESSION_COOKIE } from '../session-cookie.js';
+import { SESSION_COOKIE } from '../session-cookie.js';
 
-export type CredentialRequest = { headers: Record<string, string | string[] | undefined> };
+export type CredentialRequest = {
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed by @fastify/cookie (registered in src/app.ts). */
+  cookies?: Record<string, string | undefined>;
+};
 
 const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
 
@@ -15,11 +19,10 @@ export function bearerToken(request: CredentialRequest): string | null {
 }
 
 /**
- * The `tg_session` cookie's token, or null. CONTRACT.md section 2: when an Authorization header is present it alone
- * decides, so the cookie is then not read at all, even a valid one.
+ * The `tg_session` cookie's token, or null. When an Authorization header is present it alone decides, so the cookie
+ * is then not read at all, even a valid one.
  */
 export function sessionCookieToken(request: CredentialRequest): string | null {
   if (request.headers.authorization !== undefined) return null;
-  const cookieHeader = request.headers.cookie;
-  return readCookie(typeof cookieHeader === 'string' ? cookieHeader : undefined, SESSION_COOKIE) || null;
+  return request.cookies?.[SESSION_COOKIE] || null;
 }
