@@ -1,35 +1,52 @@
 # syntax=docker/dockerfile:1
+# Tollgate's image: the current Node.js LTS, production dependencies only, no embedded PostgreSQL (DATABASE_URL is
+# required), running as the unprivileged `node` user. See docs/operations.md ("Docker").
 
-# Build stage: the Nest CLI and TypeScript are dev dependencies, so install everything, compile, then prune to the
-# production dependencies so that the runtime stage can take node_modules as it is.
-FROM node:20-bookworm-slim AS build
+ARG NODE_IMAGE=node:24-trixie-slim
+
+# Build stage: the Nest CLI, TypeScript and Vite are dev dependencies, so install everything and compile.
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # swagger-ui-dist depends on @scarf/scarf, whose install script otherwise reports the install to an analytics service.
 ENV SCARF_ANALYTICS=false
 # The manifests first: the dependency layer is then rebuilt only when they change, not on every source edit.
-COPY package.json package-lock.json ./
 # The client package in sdk/ is an npm workspace: npm ci needs its manifest to lay out node_modules.
+COPY package.json package-lock.json ./
 COPY sdk/package.json ./sdk/
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # The dashboard (web/) is built by Vite into dist/web by the same `npm run build`.
 COPY web ./web
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build
 
-FROM node:20-bookworm-slim
+# Production dependencies stage: a clean install without dev and optional dependencies (the optional one is
+# embedded-postgres with its PostgreSQL binaries, which an image never uses), then without the source maps and
+# type declarations the packages ship (134 of 268 MB): node reads neither at run time.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+COPY sdk/package.json ./sdk/
+RUN --mount=type=cache,target=/root/.npm \
+  npm ci --omit=dev --omit=optional --no-audit --no-fund --workspaces=false --include-workspace-root \
+  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
+
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
+# The service runs on node alone: npm, npx and corepack (about 20 MB) only add to what must be patched.
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /opt/yarn-*
 WORKDIR /app
 # Owned by root and read-only to the service. package.json comes along because the service reads its version there.
 COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# DATA_DIR (./.data) is the one place the service writes: the embedded PostgreSQL it starts when DATABASE_URL is unset.
-RUN mkdir .data && chown node:node .data
 USER node
+ENV PORT=3000
 EXPOSE 3000
-# The slim image has no curl or wget; node's own fetch does the check. A hung request counts as a failure.
+# The slim image has no curl or wget; node's own fetch does the check, on the port the service listens on. Ready
+# means migrations applied and the database answering (GET /health/ready); a hung request counts as a failure.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health', { signal: AbortSignal.timeout(4000) }).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
-# The same node flags as `npm run start:prod` (see the README's Performance section for why the heap is bounded).
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health/ready`, { signal: AbortSignal.timeout(4000) }).then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
+# The same node flags as `npm run start:prod`.
 CMD ["node", "--max-old-space-size=512", "dist/src/main.js"]
