@@ -1536,7 +1536,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description `tg_session=<jwt>; HttpOnly; SameSite=Lax; Path=/; Max-Age=<seconds to expiry>; Secure` */
+                    /** @description `tg_session=<jwt>; Max-Age=<seconds to expiry>; Path=/; HttpOnly; Secure; SameSite=Lax` */
                     "Set-Cookie"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
