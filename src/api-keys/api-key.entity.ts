@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { Scope } from '../auth/scopes.js';
 
 /**
  * An API key. The key itself is never stored: only its SHA-256 digest, under a unique index, so verifying a key
@@ -20,7 +21,7 @@ export class ApiKeyEntity {
   label: string;
 
   @Column({ type: 'text', array: true })
-  scopes: string[];
+  scopes: Scope[];
 
   @Index('ux_api_keys_key_digest', { unique: true })
   @Column({ name: 'key_digest', type: 'bytea' })

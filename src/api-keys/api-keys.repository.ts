@@ -1,38 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../database/database.service.js';
-import type { Scope } from '../auth/scopes.js';
+import { selectList } from '../database/select-list.js';
+import { ApiKeyEntity } from './api-key.entity.js';
 
-export interface ApiKeyRecord {
-  id: string;
-  ownerAddress: string;
-  label: string;
-  scopes: Scope[];
-  prefix: string;
-  last4: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
+const RECORD = [
+  'id',
+  'ownerAddress',
+  'label',
+  'scopes',
+  'prefix',
+  'last4',
+  'createdAt',
+  'lastUsedAt',
+  'revokedAt',
+] as const satisfies readonly (keyof ApiKeyEntity)[];
+
+/** A key as its owner sees it: every column but the digest. */
+export type ApiKeyRecord = Pick<ApiKeyEntity, (typeof RECORD)[number]>;
+
+const CREDENTIAL = [
+  'id',
+  'ownerAddress',
+  'scopes',
+  'revokedAt',
+] as const satisfies readonly (keyof ApiKeyEntity)[];
 
 /** What verifying a presented key needs, and nothing more. */
-export interface ApiKeyCredential {
-  id: string;
-  ownerAddress: string;
-  scopes: Scope[];
-  revokedAt: Date | null;
-}
+export type ApiKeyCredential = Pick<ApiKeyEntity, (typeof CREDENTIAL)[number]>;
 
-export interface NewApiKey {
-  ownerAddress: string;
-  label: string;
-  scopes: readonly Scope[];
-  digest: Buffer;
-  prefix: string;
-  last4: string;
-}
+export type NewApiKey = Pick<
+  ApiKeyEntity,
+  'ownerAddress' | 'label' | 'scopes' | 'keyDigest' | 'prefix' | 'last4'
+>;
 
-const COLUMNS = `id, owner_address AS "ownerAddress", label, scopes, prefix, last4, created_at AS "createdAt",
-  last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+const COLUMNS = selectList(ApiKeyEntity, RECORD);
+const CREDENTIAL_COLUMNS = selectList(ApiKeyEntity, CREDENTIAL);
 
 @Injectable()
 export class ApiKeysRepository {
@@ -42,7 +44,7 @@ export class ApiKeysRepository {
     const { rows } = await tx.query<ApiKeyRecord>(
       `INSERT INTO api_keys (owner_address, label, scopes, key_digest, prefix, last4)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [key.ownerAddress, key.label, key.scopes, key.digest, key.prefix, key.last4],
+      [key.ownerAddress, key.label, key.scopes, key.keyDigest, key.prefix, key.last4],
     );
     return rows[0]!;
   }
@@ -59,7 +61,7 @@ export class ApiKeysRepository {
   /** One lookup through the unique digest index. */
   async findByDigest(digest: Buffer): Promise<ApiKeyCredential | undefined> {
     const { rows } = await this.db.query<ApiKeyCredential>(
-      `SELECT id, owner_address AS "ownerAddress", scopes, revoked_at AS "revokedAt" FROM api_keys WHERE key_digest = $1`,
+      `SELECT ${CREDENTIAL_COLUMNS} FROM api_keys WHERE key_digest = $1`,
       [digest],
     );
     return rows[0];

@@ -44,8 +44,8 @@ export class ApiKeysService {
       const inserted = await this.repository.insert(tx, {
         ownerAddress: storageAddress(principal.address),
         label,
-        scopes,
-        digest: generated.digest,
+        scopes: [...scopes],
+        keyDigest: generated.digest,
         prefix: generated.prefix,
         last4: generated.last4,
       });

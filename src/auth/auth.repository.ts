@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../database/database.service.js';
+import { selectList } from '../database/select-list.js';
+import { ConsumedChallengeEntity } from './consumed-challenge.entity.js';
 
-export interface ConsumedChallenge {
-  address: string;
-  nonce: string;
-  issuedAt: Date;
-  expiresAt: Date;
-}
+export type ConsumedChallenge = Pick<ConsumedChallengeEntity, 'address' | 'nonce' | 'issuedAt' | 'expiresAt'>;
+
+const ISSUED_AT = selectList(ConsumedChallengeEntity, ['issuedAt']);
 
 /** Owns the queries of consumed login challenges and revoked tokens. */
 @Injectable()
@@ -15,13 +14,13 @@ export class AuthRepository {
 
   /** How many of the address's challenges of each of these slots have been consumed (absent: none). */
   async consumedPerSlot(address: string, slots: Date[]): Promise<Map<number, number>> {
-    const { rows } = await this.db.query<{ issued_at: Date; consumed: number }>(
-      `SELECT issued_at, count(*)::int AS consumed FROM consumed_challenges
+    const { rows } = await this.db.query<Pick<ConsumedChallengeEntity, 'issuedAt'> & { consumed: number }>(
+      `SELECT ${ISSUED_AT}, count(*)::int AS consumed FROM consumed_challenges
        WHERE address = $1 AND issued_at = ANY($2::timestamptz[])
        GROUP BY issued_at`,
       [address, slots],
     );
-    return new Map(rows.map((row) => [row.issued_at.getTime(), row.consumed]));
+    return new Map(rows.map((row) => [row.issuedAt.getTime(), row.consumed]));
   }
 
   /**

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlExecutor } from '../database/database.service.js';
+import { selectList } from '../database/select-list.js';
+import { EventEntity } from './event.entity.js';
 import type { EventType } from './event-types.js';
 
 export interface NewEvent {
@@ -14,6 +16,8 @@ export interface RecordedEvent extends NewEvent {
   id: string;
   occurredAt: Date;
 }
+
+const RETURNED = selectList(EventEntity, ['id', 'createdAt']);
 
 /** Reacts to an event inside the transaction that recorded it (the webhooks module fans out deliveries). */
 export interface OutboxHandler {
@@ -33,11 +37,11 @@ export class EventOutbox {
   }
 
   async record(tx: SqlExecutor, event: NewEvent): Promise<RecordedEvent> {
-    const { rows } = await tx.query<{ id: string; created_at: Date }>(
-      `INSERT INTO events (type, address, data) VALUES ($1, $2, $3) RETURNING id, created_at`,
+    const { rows } = await tx.query<Pick<EventEntity, 'id' | 'createdAt'>>(
+      `INSERT INTO events (type, address, data) VALUES ($1, $2, $3) RETURNING ${RETURNED}`,
       [event.type, event.address.toLowerCase(), JSON.stringify(event.data)],
     );
-    const recorded: RecordedEvent = { ...event, id: rows[0]!.id, occurredAt: rows[0]!.created_at };
+    const recorded: RecordedEvent = { ...event, id: rows[0]!.id, occurredAt: rows[0]!.createdAt };
     for (const handler of this.handlers) await handler.onEvent(tx, recorded);
     return recorded;
   }

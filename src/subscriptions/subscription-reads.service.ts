@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
 import { InvalidationLog } from '../cache/invalidation-log.service.js';
-import type { StoredSubscription } from './subscription-view.js';
-import { SubscriptionsRepository } from './subscriptions.repository.js';
+import { SubscriptionsRepository, type StoredSubscription } from './subscriptions.repository.js';
 
 interface CachedRow {
   subscription: StoredSubscription | null;

@@ -1,4 +1,5 @@
-import { subscriptionDtoOfRow, toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
+import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
+import type { StoredSubscription } from './subscriptions.repository.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const start = new Date('2030-01-01T00:00:00.000Z');

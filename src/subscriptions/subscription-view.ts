@@ -1,15 +1,7 @@
 import { checksumAddress } from '../common/address/wallet-address.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
-import { subscriptionStatus, type SubscriptionPeriodState } from './subscription-state.js';
-
-/** A subscription row as the service works with it. */
-export interface StoredSubscription extends SubscriptionPeriodState {
-  /** Lowercase. */
-  address: string;
-  expiryRecordedFor: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+import { subscriptionStatus } from './subscription-state.js';
+import type { StoredSubscription } from './subscriptions.repository.js';
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 

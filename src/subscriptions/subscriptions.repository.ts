@@ -1,16 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../database/database.service.js';
+import { selectList } from '../database/select-list.js';
 import type { TransferReference } from './payment/payment-gateway.js';
+import type { PaymentEntity } from './payment/payment.entity.js';
 import type { SubscriptionPeriodState } from './subscription-state.js';
-import type { SubscriptionEventType } from './subscription-event.entity.js';
-import type { StoredSubscription } from './subscription-view.js';
+import { SubscriptionEventEntity } from './subscription-event.entity.js';
+import { SubscriptionEntity } from './subscription.entity.js';
 
-const columns = (alias = ''): string => {
-  const p = alias ? `${alias}.` : '';
-  return `${p}address, ${p}current_period_start AS "currentPeriodStart", ${p}current_period_end AS "currentPeriodEnd",
-    ${p}cancel_at_period_end AS "cancelAtPeriodEnd", ${p}canceled_at AS "canceledAt",
-    ${p}expiry_recorded_for AS "expiryRecordedFor", ${p}created_at AS "createdAt", ${p}updated_at AS "updatedAt"`;
-};
+const STORED = [
+  'address',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'cancelAtPeriodEnd',
+  'canceledAt',
+  'expiryRecordedFor',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof SubscriptionEntity)[];
+
+/** A subscription row as the service works with it: every column. */
+export type StoredSubscription = Pick<SubscriptionEntity, (typeof STORED)[number]>;
+
+const COLUMNS = selectList(SubscriptionEntity, STORED);
 
 /** The period state's columns, in table order: start, end, cancel at period end, canceled at. */
 const stateParameters = (state: SubscriptionPeriodState): unknown[] => [
@@ -20,41 +31,40 @@ const stateParameters = (state: SubscriptionPeriodState): unknown[] => [
   state.canceledAt,
 ];
 
-export interface NewSubscriptionEvent {
-  /** Lowercase. */
-  address: string;
-  type: SubscriptionEventType;
-  at: Date;
-  /** Lowercase address, or `system`. */
-  actor: string;
-  actorKeyId: string | null;
-  previousPeriodEnd: Date | null;
-  currentPeriodEnd: Date;
-  idempotencyKey: string | null;
+export type NewSubscriptionEvent = Pick<
+  SubscriptionEventEntity,
+  | 'address'
+  | 'type'
+  | 'at'
+  | 'actor'
+  | 'actorKeyId'
+  | 'previousPeriodEnd'
+  | 'currentPeriodEnd'
+  | 'idempotencyKey'
+> &
   /** The payment a renewal recorded. */
-  paymentId?: string | null;
-}
+  Partial<Pick<SubscriptionEventEntity, 'paymentId'>>;
 
 /** A renewal's payment, as the history shows it. */
-export interface PaymentRow {
-  gateway: string;
-  amountMinor: string;
-  chainId: string | null;
-  token: string | null;
-  payer: string | null;
-  txHash: string | null;
-  logIndex: number | null;
-}
+export type PaymentRow = Pick<
+  PaymentEntity,
+  'gateway' | 'amountMinor' | 'chainId' | 'token' | 'payer' | 'txHash' | 'logIndex'
+>;
 
-export interface SubscriptionEventRow {
-  id: string;
-  type: SubscriptionEventType;
-  at: Date;
-  actor: string;
-  previousPeriodEnd: Date | null;
-  currentPeriodEnd: Date;
+const EVENT_ROW = [
+  'id',
+  'type',
+  'at',
+  'actor',
+  'previousPeriodEnd',
+  'currentPeriodEnd',
+] as const satisfies readonly (keyof SubscriptionEventEntity)[];
+
+export type SubscriptionEventRow = Pick<SubscriptionEventEntity, (typeof EVENT_ROW)[number]> & {
   payment: PaymentRow | null;
-}
+};
+
+const EVENT_COLUMNS = selectList(SubscriptionEventEntity, EVENT_ROW, 'e');
 
 export interface NewPayment {
   /** Lowercase. */
@@ -87,7 +97,7 @@ export class SubscriptionsRepository {
   /** The stored subscription of an address, or null. */
   async find(address: string): Promise<StoredSubscription | null> {
     const { rows } = await this.db.query<StoredSubscription>(
-      `SELECT ${columns()} FROM subscriptions WHERE address = $1`,
+      `SELECT ${COLUMNS} FROM subscriptions WHERE address = $1`,
       [address],
     );
     return rows[0] ?? null;
@@ -105,7 +115,7 @@ export class SubscriptionsRepository {
          (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6)
        ON CONFLICT (address) DO NOTHING
-       RETURNING ${columns()}`,
+       RETURNING ${COLUMNS}`,
       [address, ...stateParameters(state), now],
     );
     return rows[0] ?? null;
@@ -114,7 +124,7 @@ export class SubscriptionsRepository {
   /** Reads the subscription and locks it until the transaction ends: changes of one address run one at a time. */
   async lock(tx: SqlExecutor, address: string): Promise<StoredSubscription | null> {
     const { rows } = await tx.query<StoredSubscription>(
-      `SELECT ${columns()} FROM subscriptions WHERE address = $1 FOR UPDATE`,
+      `SELECT ${COLUMNS} FROM subscriptions WHERE address = $1 FOR UPDATE`,
       [address],
     );
     return rows[0] ?? null;
@@ -133,7 +143,7 @@ export class SubscriptionsRepository {
        SET current_period_start = $2, current_period_end = $3, cancel_at_period_end = $4, canceled_at = $5,
            expiry_recorded_for = $6, updated_at = $7
        WHERE address = $1
-       RETURNING ${columns()}`,
+       RETURNING ${COLUMNS}`,
       [address, ...stateParameters(state), expiryRecordedFor, now],
     );
     return rows[0]!;
@@ -153,7 +163,7 @@ export class SubscriptionsRepository {
          ORDER BY current_period_end
          LIMIT $2
          FOR UPDATE SKIP LOCKED)
-       RETURNING ${columns()}`,
+       RETURNING ${COLUMNS}`,
       [now, limit],
     );
     return rows;
@@ -182,8 +192,7 @@ export class SubscriptionsRepository {
   /** The subscription's history, newest first. */
   async history(address: string): Promise<SubscriptionEventRow[]> {
     const { rows } = await this.db.query<SubscriptionEventRow>(
-      `SELECT e.id, e.type, e.at, e.actor, e.previous_period_end AS "previousPeriodEnd",
-         e.current_period_end AS "currentPeriodEnd",
+      `SELECT ${EVENT_COLUMNS},
          CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object(
            'gateway', p.gateway, 'amountMinor', p.amount_minor::text, 'chainId', p.chain_id::text, 'token', p.token,
            'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment

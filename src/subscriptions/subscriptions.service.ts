@@ -17,10 +17,14 @@ import { PAYMENT_GATEWAY, type PaymentCredit, type PaymentGateway } from './paym
 import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { cancelSubscription, renewSubscription, subscriptionStatus } from './subscription-state.js';
-import { subscriptionDtoOfRow, toSubscriptionDto, type StoredSubscription } from './subscription-view.js';
+import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
-import { SubscriptionsRepository, type PaymentRow } from './subscriptions.repository.js';
+import {
+  SubscriptionsRepository,
+  type PaymentRow,
+  type StoredSubscription,
+} from './subscriptions.repository.js';
 
 /** Who asked for a change, as the history records it. */
 interface Actor {

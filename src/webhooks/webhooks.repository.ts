@@ -1,34 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../database/database.service.js';
-import type { WebhookDisabledReason } from './webhook-endpoint.entity.js';
+import { selectList } from '../database/select-list.js';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
 
-/** A configuration as the service works with it; the secrets never leave the module except on create/rotate. */
-export interface WebhookEndpointRecord {
-  id: string;
-  ownerAddress: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  description: string | null;
-  secret: string;
-  createdAt: Date;
-  updatedAt: Date;
-  failingSince: Date | null;
-  disabledReason: WebhookDisabledReason | null;
-}
+const RECORD = [
+  'id',
+  'ownerAddress',
+  'url',
+  'events',
+  'enabled',
+  'description',
+  'secret',
+  'createdAt',
+  'updatedAt',
+  'failingSince',
+  'disabledReason',
+] as const satisfies readonly (keyof WebhookEndpointEntity)[];
 
-export interface WebhookEndpointFields {
-  url: string;
-  events: string[];
-  enabled: boolean;
-  description: string | null;
-  failingSince: Date | null;
-  disabledReason: WebhookDisabledReason | null;
-}
+/**
+ * A configuration as the service works with it (every column but the previous secret); the secrets never leave
+ * the module except on create/rotate.
+ */
+export type WebhookEndpointRecord = Pick<WebhookEndpointEntity, (typeof RECORD)[number]>;
 
-const COLUMNS = `id, owner_address AS "ownerAddress", url, events, enabled, description, secret,
-  created_at AS "createdAt", updated_at AS "updatedAt", failing_since AS "failingSince",
-  disabled_reason AS "disabledReason"`;
+/** What an owner's change writes. */
+export type WebhookEndpointFields = Pick<
+  WebhookEndpointEntity,
+  'url' | 'events' | 'enabled' | 'description' | 'failingSince' | 'disabledReason'
+>;
+
+const COLUMNS = selectList(WebhookEndpointEntity, RECORD);
 
 /** How long a replaced secret keeps signing after a rotation (CONTRACT.md section 6). */
 const ROTATION_OVERLAP = `interval '24 hours'`;

@@ -1,13 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
+import { selectList } from '../../database/select-list.js';
+import { IdempotencyKeyEntity } from './idempotency-key.entity.js';
 import type { IdempotentRequest } from './idempotent-request.js';
 
-export interface IdempotencyRecord {
-  fingerprint: string;
-  status: 'in_progress' | 'completed';
-  responseStatus: number | null;
-  responseBody: unknown;
-}
+const RECORD = [
+  'fingerprint',
+  'status',
+  'responseStatus',
+  'responseBody',
+] as const satisfies readonly (keyof IdempotencyKeyEntity)[];
+
+export type IdempotencyRecord = Pick<IdempotencyKeyEntity, (typeof RECORD)[number]>;
+
+const COLUMNS = selectList(IdempotencyKeyEntity, RECORD);
 
 /** Owns the queries of `idempotency_keys`. */
 @Injectable()
@@ -24,7 +30,7 @@ export class IdempotencyRepository {
     ttlSeconds: number,
     takeoverAfterSeconds: number,
   ): Promise<string | null> {
-    const { rows } = await this.db.query<{ lease: string }>(
+    const { rows } = await this.db.query<Pick<IdempotencyKeyEntity, 'lease'>>(
       `INSERT INTO idempotency_keys AS k
          (principal, idempotency_key, fingerprint, status, lease, started_at, expires_at)
        VALUES ($1, $2, $3, 'in_progress', gen_random_uuid(), now(), now() + make_interval(secs => $4))
@@ -43,8 +49,7 @@ export class IdempotencyRepository {
 
   async find(request: IdempotentRequest): Promise<IdempotencyRecord | null> {
     const { rows } = await this.db.query<IdempotencyRecord>(
-      `SELECT fingerprint, status, response_status AS "responseStatus", response_body AS "responseBody"
-       FROM idempotency_keys WHERE principal = $1 AND idempotency_key = $2`,
+      `SELECT ${COLUMNS} FROM idempotency_keys WHERE principal = $1 AND idempotency_key = $2`,
       [request.principal, request.key],
     );
     return rows[0] ?? null;

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
-import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
+import { selectList } from '../../database/select-list.js';
+import { WebhookAttemptEntity } from '../webhook-attempt.entity.js';
+import { WebhookDeliveryEntity, type WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
+import type { WebhookEndpointEntity } from '../webhook-endpoint.entity.js';
 import type { DeliveryOutcome } from './guarded-http.client.js';
 
 /**
@@ -9,27 +12,29 @@ import type { DeliveryOutcome } from './guarded-http.client.js';
  */
 const LEASE = `interval '30 seconds'`;
 
+const CLAIMED = [
+  'id',
+  'endpointId',
+  'eventId',
+  'eventType',
+  'payload',
+  'attemptCount',
+  // When the event was fanned out to this configuration (in the event's own transaction).
+  'createdAt',
+] as const satisfies readonly (keyof WebhookDeliveryEntity)[];
+
 /** A delivery that this process holds (`locked_until`) and may attempt, with what the attempt needs. */
-export interface ClaimedDelivery {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  payload: string;
-  attemptCount: number;
-  /** When the event was fanned out to this configuration (in the event's own transaction). */
-  createdAt: Date;
-  url: string;
-  endpointEnabled: boolean;
-  /** The current secret, then the previous one while its rotation overlap lasts. */
-  secrets: string[];
-}
+export type ClaimedDelivery = Pick<WebhookDeliveryEntity, (typeof CLAIMED)[number]> &
+  Pick<WebhookEndpointEntity, 'url'> & {
+    endpointEnabled: boolean;
+    /** The current secret, then the previous one while its rotation overlap lasts. */
+    secrets: string[];
+  };
 
-type ClaimedRow = Omit<ClaimedDelivery, 'secrets'> & { secret: string; previousSecret: string | null };
+type ClaimedRow = Omit<ClaimedDelivery, 'secrets'> & Pick<WebhookEndpointEntity, 'secret' | 'previousSecret'>;
 
-const CLAIMED_COLUMNS = `d.id, d.endpoint_id AS "endpointId", d.event_id AS "eventId", d.event_type AS "eventType",
-  d.payload, d.attempt_count AS "attemptCount", d.created_at AS "createdAt", e.url, e.enabled AS "endpointEnabled", e.secret,
-  CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS "previousSecret"`;
+const CLAIMED_COLUMNS = `${selectList(WebhookDeliveryEntity, CLAIMED, 'd')}, e.url, e.enabled AS "endpointEnabled",
+  e.secret, CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS "previousSecret"`;
 
 function claimed(row: ClaimedRow): ClaimedDelivery {
   const { secret, previousSecret, ...rest } = row;
@@ -65,21 +70,30 @@ export interface SuccessRecord {
   outcome: DeliveryOutcome;
 }
 
-export interface WebhookAttemptRecord {
-  id: string;
-  deliveryId: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  attemptedAt: Date;
-  success: boolean;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  responseBody: string | null;
-  deliveryStatus: WebhookDeliveryStatus;
-  nextAttemptAt: Date | null;
-}
+const ATTEMPT = [
+  'id',
+  'deliveryId',
+  'endpointId',
+  'attemptedAt',
+  'success',
+  'statusCode',
+  'durationMs',
+  'error',
+  'responseBody',
+] as const satisfies readonly (keyof WebhookAttemptEntity)[];
+
+const ATTEMPT_DELIVERY = [
+  'eventId',
+  'eventType',
+  'nextAttemptAt',
+] as const satisfies readonly (keyof WebhookDeliveryEntity)[];
+
+/** A line of the delivery log: the attempt, and where its delivery stands now. */
+export type WebhookAttemptRecord = Pick<WebhookAttemptEntity, (typeof ATTEMPT)[number]> &
+  Pick<WebhookDeliveryEntity, (typeof ATTEMPT_DELIVERY)[number]> & { deliveryStatus: WebhookDeliveryStatus };
+
+const ATTEMPT_COLUMNS = `${selectList(WebhookAttemptEntity, ATTEMPT, 'a')},
+  ${selectList(WebhookDeliveryEntity, ATTEMPT_DELIVERY, 'd')}, d.status AS "deliveryStatus"`;
 
 /** Owns the queries of deliveries (which are also the workers' queue) and their attempts. */
 @Injectable()
@@ -280,10 +294,7 @@ export class WebhookDeliveryRepository {
     limit: number,
   ): Promise<WebhookAttemptRecord[]> {
     const { rows } = await this.db.query<WebhookAttemptRecord>(
-      `SELECT a.id, a.delivery_id AS "deliveryId", a.endpoint_id AS "endpointId", d.event_id AS "eventId",
-         d.event_type AS "eventType", a.attempted_at AS "attemptedAt", a.success, a.status_code AS "statusCode",
-         a.duration_ms AS "durationMs", a.error, a.response_body AS "responseBody",
-         d.status AS "deliveryStatus", d.next_attempt_at AS "nextAttemptAt"
+      `SELECT ${ATTEMPT_COLUMNS}
        FROM webhook_attempts a
        JOIN webhook_endpoints e ON e.id = a.endpoint_id
        JOIN webhook_deliveries d ON d.id = a.delivery_id
