@@ -1,6 +1,5 @@
 import type { PoolConfig } from 'pg';
-import { DataSource, type DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities.js';
+import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface DatabaseConnectionOptions {
@@ -27,14 +26,14 @@ export function poolConfig({
 }
 
 /**
- * TypeORM's description of the database: the schema (entities) and its migrations, for the migration runner and
- * the TypeORM CLI. The running service queries through its own pool (`PG_POOL`), configured by `poolConfig`.
+ * TypeORM's description of the database and its migrations, for the migration runner and (with the entities,
+ * src/data-source.ts) the TypeORM CLI. The running service queries through its own pool (`PG_POOL`), configured by
+ * `poolConfig`.
  */
 export function dataSourceOptions(options: DatabaseConnectionOptions) {
   return {
     type: 'postgres',
     url: options.url,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
@@ -47,8 +46,3 @@ export function dataSourceOptions(options: DatabaseConnectionOptions) {
     extra: poolConfig(options),
   } satisfies DataSourceOptions;
 }
-
-/** For the TypeORM CLI (`migration:generate`, `migration:run`): reads DATABASE_URL. */
-export default new DataSource(
-  dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://localhost/tollgate' }),
-);

@@ -10,8 +10,9 @@ import type { Pool } from 'pg';
 import type { DatabaseConnectionOptions } from './data-source.js';
 import { Database } from './database.service.js';
 import { PG_POOL, pgPoolProvider } from './pg-pool.js';
+import { DatabasePoolMetrics } from './pool-metrics.js';
 
-/** The application's `pg` pool (`PG_POOL`) and the `Database` the repositories query through. */
+/** The application's `pg` pool (`PG_POOL`), its metrics, and the `Database` the repositories query through. */
 @Global()
 @Module({})
 export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
@@ -20,7 +21,7 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
   static forRoot(options: DatabaseConnectionOptions): DynamicModule {
     return {
       module: DatabaseModule,
-      providers: [pgPoolProvider(options), Database],
+      providers: [pgPoolProvider(options), Database, DatabasePoolMetrics],
       exports: [PG_POOL, Database],
     };
   }

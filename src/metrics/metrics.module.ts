@@ -1,30 +1,7 @@
-import { Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { PG_POOL } from '../database/pg-pool.js';
+import { Global, Module } from '@nestjs/common';
 import { Metrics } from './metrics.service.js';
 
-/** The application pool's connections, read when scraped. */
-@Injectable()
-class DatabasePoolMetrics implements OnModuleInit {
-  constructor(
-    private readonly metrics: Metrics,
-    @Inject(PG_POOL) private readonly pool: Pool,
-  ) {}
-
-  onModuleInit(): void {
-    this.metrics.gauge(
-      'tollgate_db_pool_connections',
-      'Connections of the application database pool by state: total, idle, and waiting (requests queued for one).',
-      ['state'],
-      (set) => {
-        set(this.pool.totalCount, { state: 'total' });
-        set(this.pool.idleCount, { state: 'idle' });
-        set(this.pool.waitingCount, { state: 'waiting' });
-      },
-    );
-  }
-}
-
+/** The registry every module reports into; each registers its own metrics (the pool's: DatabaseModule). */
 @Global()
-@Module({ providers: [Metrics, DatabasePoolMetrics], exports: [Metrics] })
+@Module({ providers: [Metrics], exports: [Metrics] })
 export class MetricsModule {}

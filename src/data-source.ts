@@ -1,0 +1,41 @@
+import { DataSource } from 'typeorm';
+import { ApiKeyEntity } from './api-keys/api-key.entity.js';
+import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
+import { RevokedTokenEntity } from './auth/revoked-token.entity.js';
+import { EventEntity } from './events/event.entity.js';
+import { CacheInvalidationEntity } from './cache/cache-invalidation.entity.js';
+import { IdempotencyKeyEntity } from './subscriptions/idempotency/idempotency-key.entity.js';
+import { PaymentEntity } from './subscriptions/payment/payment.entity.js';
+import { SubscriptionEventEntity } from './subscriptions/subscription-event.entity.js';
+import { SubscriptionEntity } from './subscriptions/subscription.entity.js';
+import { WebhookAttemptEntity } from './webhooks/webhook-attempt.entity.js';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
+import { WebhookEndpointEntity } from './webhooks/webhook-endpoint.entity.js';
+import { dataSourceOptions } from './database/data-source.js';
+
+/**
+ * Every entity of the service, for the TypeORM CLI (`npm run migration:generate`, `migration:check`), which
+ * compares them with the schema. Listed explicitly rather than globbed so that the CLI loads exactly this set,
+ * compiled or not. At the root beside app.module.ts, the other place that knows every feature: `database/` knows
+ * none.
+ */
+const ENTITIES: Array<new () => unknown> = [
+  ApiKeyEntity,
+  ConsumedChallengeEntity,
+  RevokedTokenEntity,
+  EventEntity,
+  CacheInvalidationEntity,
+  SubscriptionEntity,
+  SubscriptionEventEntity,
+  PaymentEntity,
+  IdempotencyKeyEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
+  WebhookAttemptEntity,
+];
+
+/** For the TypeORM CLI: reads DATABASE_URL. */
+export default new DataSource({
+  ...dataSourceOptions({ url: process.env.DATABASE_URL ?? 'postgres://localhost/tollgate' }),
+  entities: ENTITIES,
+});
