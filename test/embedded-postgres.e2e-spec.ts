@@ -30,57 +30,60 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 
 // The default when DATABASE_URL is unset (src/main.ts): a PostgreSQL of its own in DATA_DIR, started in-process.
 describe('the embedded PostgreSQL', () => {
+  /** A data directory initialised once for the file: first start, migrations, a row written, stopped. */
   let dataDir: string;
-  let database: EmbeddedDatabase | undefined;
-  let first: URL;
+  let firstStart: { url: URL; password: string; applied: string[] };
+  /** Started by the test running now; stopped after it. */
+  let running: EmbeddedDatabase | undefined;
   const passwordFile = (): Promise<string> => readFile(join(dataDir, 'postgres-password'), 'utf8');
-  let password: string;
-  let applied: string[];
+  const start = async (): Promise<EmbeddedDatabase> =>
+    (running = await startEmbeddedPostgres(dataDir, logger));
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'tollgate-embedded-'));
-  });
+    const database = await start();
+    try {
+      const applied = await runMigrations(database.url);
+      await query(database.url, 'CREATE TABLE survivor (id int PRIMARY KEY, note text NOT NULL)');
+      await query(database.url, "INSERT INTO survivor VALUES (1, 'written before the restart')");
+      firstStart = { url: new URL(database.url), password: await passwordFile(), applied };
+    } finally {
+      await database.stop();
+      running = undefined;
+    }
+  }, TIMEOUT_MS);
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+  }, TIMEOUT_MS);
   afterAll(async () => {
-    await database?.stop();
     await rm(dataDir, { recursive: true, force: true });
   }, TIMEOUT_MS);
 
-  it(
-    'initialises on first start, on a free port, and takes the migrations',
-    async () => {
-      database = await startEmbeddedPostgres(dataDir, logger);
-      first = new URL(database.url);
-      expect(first.hostname).toBe('127.0.0.1');
-      expect(Number(first.port)).toBeGreaterThan(0);
-      expect(first.port).not.toBe('5432');
-      password = await passwordFile();
-      expect(decodeURIComponent(first.password)).toBe(password.trim());
-
-      applied = await runMigrations(database.url);
-      expect(await query(database.url, 'SELECT name FROM migrations')).toHaveLength(applied.length);
-      await query(database.url, 'CREATE TABLE survivor (id int PRIMARY KEY, note text NOT NULL)');
-      await query(database.url, "INSERT INTO survivor VALUES (1, 'written before the restart')");
-      await database.stop();
-      database = undefined;
-    },
-    TIMEOUT_MS,
-  );
+  it('initialises on first start, on a free port, with its password in DATA_DIR, and takes the migrations', () => {
+    expect(firstStart.url.hostname).toBe('127.0.0.1');
+    expect(Number(firstStart.url.port)).toBeGreaterThan(0);
+    expect(firstStart.url.port).not.toBe('5432');
+    expect(decodeURIComponent(firstStart.url.password)).toBe(firstStart.password.trim());
+    expect(firstStart.applied.length).toBeGreaterThan(0);
+  });
 
   it(
     'keeps its data and its password across a restart',
     async () => {
-      expect(first).toBeDefined();
-      database = await startEmbeddedPostgres(dataDir, logger);
-      const second = new URL(database.url);
-      expect(await passwordFile()).toBe(password);
-      expect(second.password).toBe(first.password);
-      expect(second.port).not.toBe('5432');
+      const database = await start();
+      const url = new URL(database.url);
+      expect(await passwordFile()).toBe(firstStart.password);
+      expect(url.password).toBe(firstStart.url.password);
+      expect(url.port).not.toBe('5432');
 
       expect(await query(database.url, 'SELECT id, note FROM survivor')).toEqual([
         { id: 1, note: 'written before the restart' },
       ]);
       expect(await runMigrations(database.url)).toEqual([]);
-      expect(await query(database.url, 'SELECT name FROM migrations')).toHaveLength(applied.length);
+      expect(await query(database.url, 'SELECT name FROM migrations')).toHaveLength(
+        firstStart.applied.length,
+      );
     },
     TIMEOUT_MS,
   );
@@ -88,10 +91,10 @@ describe('the embedded PostgreSQL', () => {
   it(
     'serves the real app: GET /health answers 200',
     async () => {
-      expect(database).toBeDefined();
+      const database = await start();
       const config = loadAppConfig({
         NODE_ENV: 'test',
-        DATABASE_URL: database!.url,
+        DATABASE_URL: database.url,
         DATABASE_POOL_SIZE: '2',
         DATA_DIR: dataDir,
         JWT_SECRET: TEST_JWT_SECRET,

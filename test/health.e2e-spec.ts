@@ -30,6 +30,11 @@ describe('GET /health while the database goes down and comes back', () => {
     await t?.close();
     await proxy?.close();
   });
+  // Each test cuts the database itself if it needs it down; none inherits an outage from another.
+  afterEach(async () => {
+    await proxy.restore();
+    expect(await pollHealth(t.url, 200, 5000)).toBe(200);
+  });
 
   it('answers 200 with the database up and its latency', async () => {
     const response = await fetch(`${t.url}/health`);
@@ -62,6 +67,8 @@ describe('GET /health while the database goes down and comes back', () => {
   });
 
   it('still answers an unknown route with 404 and the error object while the database is down', async () => {
+    await proxy.cut();
+    expect(await pollHealth(t.url, 503, 3000)).toBe(503);
     const response = await fetch(`${t.url}/nope`);
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
@@ -71,6 +78,8 @@ describe('GET /health while the database goes down and comes back', () => {
   });
 
   it('answers 200 again within 5 s once the database is back, without a restart', async () => {
+    await proxy.cut();
+    expect(await pollHealth(t.url, 503, 3000)).toBe(503);
     await proxy.restore();
     expect(await pollHealth(t.url, 200, 5000)).toBe(200);
     const body = await (await fetch(`${t.url}/health`)).json();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { estimatedEntropyBits, MIN_SECRET_ENTROPY_BITS, weakSecretReason } from './secret-strength.js';
+import { estimatedEntropyBits, weakSecretReason } from './secret-strength.js';
 
 describe('weakSecretReason', () => {
   it('accepts random secrets in the usual encodings', () => {
@@ -12,7 +12,12 @@ describe('weakSecretReason', () => {
   it('estimates zero bits for one repeated character and about 8 bits a character for 256 distinct ones', () => {
     expect(estimatedEntropyBits('z'.repeat(100))).toBe(0);
     expect(estimatedEntropyBits('ab'.repeat(50))).toBeCloseTo(100);
-    expect(MIN_SECRET_ENTROPY_BITS).toBe(128);
+  });
+
+  it('needs 128 bits: 16 symbols used evenly pass at 32 characters, 8 symbols fail at 40', () => {
+    expect(weakSecretReason('0123456789abcdef'.repeat(2))).toBeUndefined();
+    expect(weakSecretReason('0123456789abcdef'.repeat(2).slice(1))).toMatch(/bits of entropy/);
+    expect(weakSecretReason('abcdefgh'.repeat(5))).toMatch(/about 120 bits of entropy, at least 128 needed/);
   });
 
   it('names the reason', () => {
