@@ -37,9 +37,8 @@ interface Read {
  * One read serves every request waiting when it starts: requests that arrive in the same turn of the event loop
  * join one read, started once that turn's work is queued, and a request that consults several caches passes the
  * barrier once (its ticket is already covered). One read is under way at a time; the requests that arrive during it
- * share the next, started as soon as it ends. (Letting two reads overlap saved no latency under load, and side by
- * side cost 5 to 13 % more CPU per cached read in this process, and twice the queries in PostgreSQL, each read
- * serving half as many requests.)
+ * share the next, started as soon as it ends: overlapping reads would each serve fewer requests, for more queries
+ * and CPU and no less latency (docs/performance.md).
  *
  * Transactions are tracked by id, not by row order: a row is read again until no transaction older than it can
  * still be running (the snapshot's xmin passed it), so one that commits late is never skipped. Applying an

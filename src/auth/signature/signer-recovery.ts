@@ -46,8 +46,8 @@ export interface SignerRecoveryOptions {
 }
 
 /**
- * ECDSA signer recovery (viem's `recoverAddress`: 2–4 ms of pure JavaScript per signature) on worker threads.
- * On the event loop, every login would stall every other request for that long; here the curve arithmetic runs on
+ * ECDSA signer recovery (viem's `recoverAddress`, milliseconds of pure JavaScript per signature) on worker
+ * threads. On the event loop, every login would stall every other request for that long; here the curve arithmetic runs on
  * the other cores while the event loop serves HTTP. Threads start with the first login (another only when the
  * ready ones are busy) and stop when idle, so an instance that serves no logins keeps no memory for them; while a
  * thread starts, logins are recovered on the calling thread, so none waits for a thread to boot. A thread that

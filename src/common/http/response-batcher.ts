@@ -8,10 +8,8 @@ export type SendContinuation<Payload> = (error: null, payload: Payload) => void;
  * Written the moment each is ready, every response wakes its client and the kernel on its own, and the client's next
  * request arrives in a turn of its own, so each turn of the loop serves one or two requests and pays its fixed
  * costs (the poll syscall, wake-ups, timers) for each. Released together, one turn reads and answers every
- * connection that is ready. Measured under load (32 connections), side by side with a build writing each answer at
- * once: a `/health` answer took about 36 µs of CPU instead of 62, its p99 latency fell from 4 ms to 2 ms, and in
- * `npm run bench` it went from 0.37 to 0.60 of raw `node:http`. A response waits at most for the rest of the current
- * turn, which is idle at low load.
+ * connection that is ready (the measurements are in docs/performance.md). A response waits at most for the rest of
+ * the current turn, which is idle at low load.
  */
 export class ResponseBatcher<Payload = unknown> {
   private waiting: Array<{ send: SendContinuation<Payload>; payload: Payload }> = [];
