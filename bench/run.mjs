@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
+import prettier from 'prettier';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { verifyMessage } from 'viem';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
@@ -532,8 +533,14 @@ async function main() {
         ),
       );
     }
-    writeFileSync(join(root, 'bench/results/latest.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    // Formatted as `npm run lint` expects it, so a run can be committed as it was written.
+    const mdFile = join(root, 'bench/results/latest.md');
+    const markdown = await prettier.format(lines.join('\n') + '\n', {
+      ...(await prettier.resolveConfig(mdFile)),
+      filepath: mdFile,
+    });
+    writeFileSync(mdFile, markdown);
+    console.log(markdown);
   } finally {
     if (inLoop && inLoop.child.exitCode === null) await inLoop.stop();
     if (largeInstance && largeInstance.child.exitCode === null) await largeInstance.stop();
