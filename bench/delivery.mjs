@@ -279,6 +279,8 @@ export async function benchDelivery({
     WEBHOOK_ALLOW_PRIVATE: 'true',
     OPERATOR_ADDRESSES: operator.address,
     DATABASE_POOL_SIZE: '20',
+    // The worker processes start with this environment too, and production requires a gateway.
+    PAYMENT_GATEWAY: 'free',
   };
   const writer = await startService(databaseUrl.href, { ...env, WEBHOOK_WORKERS: 'false' });
   try {
