@@ -14,7 +14,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ApiError } from './common/errors/api-error.js';
 import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
 import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
-import { API_SECURITY_HEADERS } from './common/http/security-headers.js';
+import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
 import { ResponseBatcher } from './common/http/response-batcher.js';
 import { requestId } from './common/http/request-id.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
@@ -60,6 +60,8 @@ async function buildApp(
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     childLoggerFactory: requestLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     genReqId: requestId,
+    // X-Forwarded-Proto/-Host/-For count only from the proxies TRUST_PROXY names (https detection, client address).
+    trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -67,6 +69,7 @@ async function buildApp(
   const fastify = adapter.getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
+    if (isHttpsRequest(request)) void reply.header('strict-transport-security', HSTS_HEADER);
     done();
   });
   const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));

@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as yaml from 'js-yaml';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 
@@ -127,7 +128,8 @@ describe('security headers', () => {
           "default-src 'none'; frame-ancestors 'none'",
         );
         expect(response.headers.get('cache-control')).toBe('no-store');
-        expect(response.headers.get('strict-transport-security')).toContain('max-age=');
+        // Plain http: no HSTS (see "https-only headers" below).
+        expect(response.headers.get('strict-transport-security')).toBeNull();
         expect(response.headers.get('x-powered-by')).toBeNull();
       }
       const docs = await fetch(`${t.url}/docs`);
@@ -135,6 +137,54 @@ describe('security headers', () => {
       expect(docs.headers.get('x-frame-options')).toBe('SAMEORIGIN');
       expect(docs.headers.get('cross-origin-opener-policy')).toBe('same-origin');
       expect(docs.headers.get('cache-control')).toBe('public, max-age=300');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('https-only headers', () => {
+  /** Sends with a Host header of our choosing (fetch would not). */
+  const headersOf = (url: string, path: string, headers: Record<string, string>) =>
+    new Promise<IncomingHttpHeaders>((resolve, reject) => {
+      const request = httpRequest(`${url}${path}`, { headers }, (response) => {
+        response.resume();
+        resolve(response.headers);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it('sends HSTS and upgrade-insecure-requests over https only, trusting X-Forwarded-Proto from TRUST_PROXY', async () => {
+    const t = await startTestApp({ keepData: true, env: { TRUST_PROXY: 'loopback' } });
+    try {
+      for (const path of ['/docs', '/docs/swagger-ui.css', '/health']) {
+        const plain = await headersOf(t.url, path, { host: 'tollgate.example.com:8080' });
+        expect(plain['strict-transport-security']).toBeUndefined();
+        expect(plain['content-security-policy']).not.toContain('upgrade-insecure-requests');
+        const proxied = await headersOf(t.url, path, {
+          host: 'tollgate.example.com',
+          'x-forwarded-proto': 'https',
+        });
+        expect(proxied['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+        if (path.startsWith('/docs')) {
+          expect(proxied['content-security-policy']).toContain('upgrade-insecure-requests');
+        }
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('ignores X-Forwarded-Proto from a peer TRUST_PROXY does not name', async () => {
+    const t = await startTestApp({ keepData: true });
+    try {
+      const spoofed = await headersOf(t.url, '/docs', {
+        host: 'tollgate.example.com',
+        'x-forwarded-proto': 'https',
+      });
+      expect(spoofed['strict-transport-security']).toBeUndefined();
+      expect(spoofed['content-security-policy']).not.toContain('upgrade-insecure-requests');
     } finally {
       await t.close();
     }

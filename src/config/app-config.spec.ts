@@ -102,6 +102,19 @@ describe('loadAppConfig', () => {
     ]);
   });
 
+  it('reads TRUST_PROXY as a boolean or a list of proxy addresses and ranges', () => {
+    expect(loadAppConfig({}).trustProxy).toBe(false);
+    expect(loadAppConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadAppConfig({ TRUST_PROXY: '10.0.0.0/8, ::1, loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ]);
+    expect(problemsOf({ TRUST_PROXY: '10.0.0.0/33, proxy.internal, 1.2.3.4/8/1' })).toEqual([
+      'TRUST_PROXY: not addresses or CIDR ranges: 10.0.0.0/33, proxy.internal, 1.2.3.4/8/1',
+    ]);
+  });
+
   it('checks bounds on both sides', () => {
     expect(problemsOf({ PORT: '65536', DATABASE_POOL_SIZE: '0' })).toEqual([
       'PORT must not be greater than 65535',

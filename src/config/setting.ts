@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { isURL } from 'class-validator';
 import { getAddress } from 'viem';
@@ -113,6 +114,27 @@ export function list<Item>(item: (text: string) => Item | undefined, what: strin
     const bad = items.filter((_, index) => parsed[index] === undefined);
     if (bad.length > 0) invalid(`${name}: not ${what}: ${bad.join(', ')}`);
     return parsed as Item[];
+  };
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(item: string): boolean {
+  if (PROXY_RANGE_NAMES.has(item)) return true;
+  const [ip, prefix, ...rest] = item.split('/');
+  const family = isIP(ip ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** `true`/`false` like {@link boolean}, or a comma-separated list of addresses, CIDR ranges and range names. */
+export function trustedProxies(): Parser<boolean | readonly string[]> {
+  const addresses = list((item) => (isAddressOrRange(item) ? item : undefined), 'addresses or CIDR ranges');
+  return (raw, name) => {
+    const word = raw.trim().toLowerCase();
+    if (['true', 'false', '1', '0', 'yes', 'no', ''].includes(word)) return boolean()(raw, name);
+    return addresses(raw, name);
   };
 }
 

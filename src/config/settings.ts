@@ -14,6 +14,7 @@ import {
   secret,
   setting,
   text,
+  trustedProxies,
   url,
   type Setting,
 } from './setting.js';
@@ -43,6 +44,12 @@ export const SETTINGS = {
     parse: text(),
     default: '0.0.0.0',
     doc: 'Address the HTTP server listens on.',
+  }),
+  trustProxy: setting<boolean | readonly string[]>({
+    env: 'TRUST_PROXY',
+    parse: trustedProxies(),
+    default: false,
+    doc: 'Proxies whose `X-Forwarded-*` headers are believed (https, client address): `false`, `true` (any peer) or comma-separated IPs, CIDRs, `loopback`.',
   }),
   metricsPort: setting<number | undefined>({
     env: 'METRICS_PORT',

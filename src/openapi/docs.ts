@@ -3,7 +3,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { securityHeaders } from '../common/http/security-headers.js';
+import type { FastifyRequest } from 'fastify';
+import {
+  HELMET_OPTIONS,
+  isHttpsRequest,
+  PLAIN_HTTP_HELMET_OPTIONS,
+  securityHeaders,
+} from '../common/http/security-headers.js';
 import { toYaml } from './openapi.js';
 
 const PAGE = `<!doctype html>
@@ -56,10 +62,13 @@ export function serveDocs(app: NestFastifyApplication, document: OpenAPIObject):
   const yamlText = toYaml(document);
   const jsonText = JSON.stringify(document);
   // An HTML page and its scripts: helmet's full set, over the API's (which forbids any content and caching).
-  const headers = { ...securityHeaders(), 'cache-control': 'public, max-age=300' };
+  const cacheControl = { 'cache-control': 'public, max-age=300' };
+  const overHttps = { ...securityHeaders(HELMET_OPTIONS), ...cacheControl };
+  const overHttp = { ...securityHeaders(PLAIN_HTTP_HELMET_OPTIONS), ...cacheControl };
+  const headersFor = (request: FastifyRequest) => (isHttpsRequest(request) ? overHttps : overHttp);
   const send = (path: string, type: string, body: string | Buffer): void => {
-    fastify.get(path, (_request, reply) => {
-      void reply.headers(headers).type(type).send(body);
+    fastify.get(path, (request, reply) => {
+      void reply.headers(headersFor(request)).type(type).send(body);
     });
   };
   send('/docs', 'text/html; charset=utf-8', PAGE);
@@ -74,9 +83,9 @@ export function serveDocs(app: NestFastifyApplication, document: OpenAPIObject):
       body.catch(() => (body = undefined));
       return body;
     };
-    fastify.get(`/docs/${file}`, async (_request, reply) => {
+    fastify.get(`/docs/${file}`, async (request, reply) => {
       const content = await (body ?? read());
-      return reply.headers(headers).type(type).send(content);
+      return reply.headers(headersFor(request)).type(type).send(content);
     });
   }
 }
