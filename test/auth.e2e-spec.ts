@@ -341,6 +341,36 @@ describe('wallet login (EOA) and sessions', () => {
       expect((await api.post('/auth/logout', { token: third.token })).status).toBe(200);
     });
 
+    it('compares scheme and port too, and refuses Origin: null whatever the Referer says', async () => {
+      const session = await login(t.url);
+      const host = new URL(t.url).host;
+      const refusedHeaders: Array<Record<string, string>> = [
+        // The allowed origin over another scheme or port.
+        { origin: 'http://app.example.com' },
+        { origin: 'https://app.example.com:8443' },
+        // The service's own host, but over https while the request came over http.
+        { origin: `https://${host}` },
+        { referer: `https://${host}/dashboard` },
+        // An opaque origin (sandboxed frame, data: page): the Referer is not consulted.
+        { origin: 'null' },
+        { origin: 'null', referer: 'https://app.example.com/' },
+        { origin: 'null', referer: `http://${host}/dashboard` },
+      ];
+      for (const headers of refusedHeaders) {
+        const response = await api.post('/auth/logout', { headers: { cookie: session.cookie, ...headers } });
+        expect({ headers, status: response.status, code: response.body.details.code }).toEqual({
+          headers,
+          status: 403,
+          code: 'csrf_origin_mismatch',
+        });
+      }
+      expect((await api.get('/auth/session', { headers: { cookie: session.cookie } })).status).toBe(200);
+      const sameOriginReferer = await api.post('/auth/logout', {
+        headers: { cookie: session.cookie, referer: `http://${host}/dashboard` },
+      });
+      expect(sameOriginReferer.status).toBe(200);
+    });
+
     it('answers CORS preflights for CORS_ORIGINS with credentials, and not for others', async () => {
       const preflight = await fetch(`${t.url}/auth/logout`, {
         method: 'OPTIONS',

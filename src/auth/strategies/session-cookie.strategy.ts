@@ -4,7 +4,7 @@ import { Strategy } from 'passport-custom';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { AuthErrors } from '../auth.errors.js';
-import { isAllowedCookieRequest, type OriginCheckRequest } from '../guards/csrf-origin.js';
+import { isAllowedCookieRequest, webOrigin, type OriginCheckRequest } from '../guards/csrf-origin.js';
 import type { Principal } from '../principal.js';
 import { SessionTokenService } from '../session-token.service.js';
 import { sessionCookieToken, type CredentialRequest } from './session-credentials.js';
@@ -25,7 +25,9 @@ export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-c
     private readonly sessions: SessionPrincipals,
   ) {
     super();
-    this.allowedOrigins = new Set([...config.corsOrigins, new URL(config.authUri).origin]);
+    this.allowedOrigins = new Set(
+      [...config.corsOrigins, config.authUri].flatMap((url) => webOrigin(url) ?? []),
+    );
   }
 
   async validate(request: CredentialRequest & OriginCheckRequest): Promise<Principal> {
