@@ -405,7 +405,7 @@ describe('webhooks', () => {
           statusCode: 200,
           durationMs: expect.any(Number),
           error: null,
-          responseBody: '',
+          responseBody: null,
           deliveryStatus: 'succeeded',
           nextAttemptAt: null,
         },
@@ -515,11 +515,35 @@ describe('webhooks', () => {
         [true, 204, null],
         [false, 503, 'http_status: 503'],
       ]);
-      expect(log[1].responseBody).toBe('busy');
+      // A loopback receiver (allowed by WEBHOOK_ALLOW_PRIVATE): its answer is not kept.
+      expect(log[1].responseBody).toBeNull();
       // A success ends the failing streak.
       const [listed] = (await api.get('/webhooks', { token: session.token })).body;
       expect(listed.failingSince).toBeNull();
     }, 30_000);
+
+    it('never reads back the answer of a receiver on a private or loopback address', async () => {
+      const session = await login(t.url);
+      const internal = await receiver(() => ({
+        status: 500,
+        body: '{"internal":"database password is hunter2"}',
+      }));
+      const config = await save(session, { url: internal.url });
+      const tested = await api.post('/webhooks/test', { token: session.token, body: { id: config.id } });
+      expect(tested.status).toBe(200);
+      await internal.waitFor(1);
+      const log = await eventually(
+        session,
+        `/webhooks/deliveries?webhookId=${config.id}`,
+        (b) => b.length > 0,
+      );
+      expect(log[0]).toMatchObject({ success: false, statusCode: 500, responseBody: null });
+      const stored = await db.query('SELECT response_body FROM webhook_attempts WHERE endpoint_id = $1', [
+        config.id,
+      ]);
+      expect(stored.rows).toEqual([{ response_body: null }]);
+      expect(JSON.stringify(log)).not.toContain('hunter2');
+    });
 
     it('schedules the retry after a failure, marking the configuration failing', async () => {
       const session = await login(t.url);

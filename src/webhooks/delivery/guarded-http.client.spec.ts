@@ -153,7 +153,8 @@ describe('GuardedHttpClient against a local server (private targets allowed)', (
       durationMs: expect.any(Number),
       error: null,
       retryAfterSeconds: null,
-      responseBody: 'ok',
+      // Loopback is reached only through WEBHOOK_ALLOW_PRIVATE: its answer is not kept.
+      responseBody: null,
     });
     const [request] = server.requests.slice(before);
     expect(request.method).toBe('POST');
@@ -168,13 +169,13 @@ describe('GuardedHttpClient against a local server (private targets allowed)', (
     });
   });
 
-  it('reports a 500 as a failure with its status code and body', async () => {
+  it('reports a 500 as a failure with its status code', async () => {
     const outcome = await client.post(url('/error'), body, webhookHeaders);
     expect(outcome).toMatchObject({
       success: false,
       statusCode: 500,
       error: 'http_status: 500',
-      responseBody: 'boom',
+      responseBody: null,
     });
   });
 
@@ -231,25 +232,10 @@ describe('GuardedHttpClient against a local server (private targets allowed)', (
     });
     try {
       const outcome = await quick.post(url('/stalled-body'), body, webhookHeaders);
-      expect(outcome).toMatchObject({ success: true, statusCode: 200, error: null, responseBody: 'partial' });
+      expect(outcome).toMatchObject({ success: true, statusCode: 200, error: null });
       expect(outcome.durationMs).toBeLessThan(1_500);
     } finally {
       quick.close();
-    }
-  });
-
-  it('reads no more of the response body than allowed', async () => {
-    const outcome = await client.post(url('/large'), body, webhookHeaders);
-    expect(outcome).toMatchObject({ success: true, statusCode: 200 });
-    expect(outcome.responseBody).toBe('x'.repeat(1024));
-
-    const small = new GuardedHttpClient(new WebhookUrlGuard({ allowHttp: true, allowPrivate: true }), {
-      maxResponseBytes: 10,
-    });
-    try {
-      expect((await small.post(url('/large'), body, webhookHeaders)).responseBody).toBe('x'.repeat(10));
-    } finally {
-      small.close();
     }
   });
 
@@ -293,6 +279,94 @@ describe('GuardedHttpClient against a local server (private targets allowed)', (
       expect(server.requests).toHaveLength(before);
     } finally {
       strict.close();
+    }
+  });
+});
+
+/**
+ * Stands in for the internet: whatever public address the request was pinned to, the socket goes to a loopback
+ * server, so a "public" receiver can answer without any traffic leaving the machine.
+ */
+class TunnelAgent extends PinnedHttpAgent {
+  constructor(private readonly port: number) {
+    super({ keepAlive: true });
+  }
+
+  override createConnection(): Duplex {
+    return net.connect(this.port, '127.0.0.1');
+  }
+}
+
+describe('GuardedHttpClient keeping response bodies only from public addresses', () => {
+  let server: TestServer;
+  const answers: Record<string, ResolvedAddress[]> = {
+    'public.example.test': [{ address: '93.184.215.14', family: 4 }],
+    'mixed.example.test': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.0.0.5', family: 4 },
+    ],
+    'internal.example.test': [{ address: '10.0.0.5', family: 4 }],
+  };
+  const clientFor = (options: { maxResponseBytes?: number } = {}) =>
+    new GuardedHttpClient(
+      new WebhookUrlGuard({
+        allowHttp: true,
+        allowPrivate: true,
+        resolver: stubResolver((hostname) => answers[hostname] ?? []),
+      }),
+      { agents: { http: new TunnelAgent(server.port) }, ...options },
+    );
+
+  beforeAll(async () => {
+    server = await startServer((request, response) => {
+      if (request.url === '/nul') response.end('a\u0000b');
+      else routed(request, response);
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("keeps the start of a public receiver's answer, for successes and failures", async () => {
+    const client = clientFor();
+    try {
+      const ok = await client.post('http://public.example.test/ok', body, webhookHeaders);
+      expect(ok).toMatchObject({ success: true, statusCode: 200, responseBody: 'ok' });
+      const failed = await client.post('http://public.example.test/error', body, webhookHeaders);
+      expect(failed).toMatchObject({ success: false, statusCode: 500, responseBody: 'boom' });
+      const nul = await client.post('http://public.example.test/nul', body, webhookHeaders);
+      expect(nul.responseBody).toBe('a\uFFFDb');
+    } finally {
+      client.close();
+    }
+  });
+
+  it('keeps nothing when any address of the host is private, though the delivery itself succeeds', async () => {
+    const client = clientFor();
+    try {
+      const before = server.requests.length;
+      for (const host of ['mixed.example.test', 'internal.example.test']) {
+        const outcome = await client.post(`http://${host}/error`, body, webhookHeaders);
+        expect(outcome).toMatchObject({ success: false, statusCode: 500, responseBody: null });
+      }
+      expect(server.requests).toHaveLength(before + 2);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('reads no more of the response body than allowed', async () => {
+    const client = clientFor();
+    const small = clientFor({ maxResponseBytes: 10 });
+    try {
+      const outcome = await client.post('http://public.example.test/large', body, webhookHeaders);
+      expect(outcome).toMatchObject({ success: true, statusCode: 200 });
+      expect(outcome.responseBody).toBe('x'.repeat(1024));
+      const cut = await small.post('http://public.example.test/large', body, webhookHeaders);
+      expect(cut.responseBody).toBe('x'.repeat(10));
+    } finally {
+      client.close();
+      small.close();
     }
   });
 });
@@ -541,7 +615,7 @@ describe('GuardedHttpClient over TLS to a pinned address', () => {
     );
     try {
       const outcome = await client.post(`https://hooks.example.test:${port}/in`, body, webhookHeaders);
-      expect(outcome).toMatchObject({ success: true, statusCode: 200, responseBody: 'tls ok' });
+      expect(outcome).toMatchObject({ success: true, statusCode: 200, responseBody: null });
       expect(servernames).toEqual(['hooks.example.test']);
       expect(hosts).toEqual([`hooks.example.test:${port}`]);
 

@@ -22,7 +22,11 @@ export interface DeliveryOutcome {
   error: string | null;
   /** From a `Retry-After` header in either form; the scheduler decides whether to honour it. */
   retryAfterSeconds: number | null;
-  /** The start of the response body (see `maxResponseBytes`); null when no response arrived. */
+  /**
+   * The start of the response body (see `maxResponseBytes`). Null when no response arrived, and when the receiver
+   * was reached at a non-public address (WEBHOOK_ALLOW_PRIVATE): the delivery log is readable by the integrator,
+   * and must not become a way to read internal services.
+   */
   responseBody: string | null;
 }
 
@@ -139,7 +143,7 @@ export class GuardedHttpClient {
   }
 
   private send(
-    { url, addresses }: CheckedWebhookUrl,
+    { url, addresses, public: keepBody }: CheckedWebhookUrl,
     body: string,
     headers: Record<string, string>,
     signal: AbortSignal,
@@ -184,16 +188,17 @@ export class GuardedHttpClient {
         responded = true;
         const chunks: Buffer[] = [];
         let size = 0;
-        const finish = (): void => settle({ outcome: this.responseOutcome(response, Buffer.concat(chunks)) });
+        const finish = (): void =>
+          settle({ outcome: this.responseOutcome(response, keepBody ? Buffer.concat(chunks) : null) });
         response.on('data', (chunk: Buffer) => {
           if (size + chunk.length > this.maxResponseBytes) {
-            chunks.push(chunk.subarray(0, this.maxResponseBytes - size));
+            if (keepBody) chunks.push(chunk.subarray(0, this.maxResponseBytes - size));
             size = this.maxResponseBytes;
             finish();
             response.destroy();
             return;
           }
-          chunks.push(chunk);
+          if (keepBody) chunks.push(chunk);
           size += chunk.length;
         });
         response.once('end', finish);
@@ -216,7 +221,7 @@ export class GuardedHttpClient {
     });
   }
 
-  private responseOutcome(response: http.IncomingMessage, body: Buffer): Attempt['outcome'] {
+  private responseOutcome(response: http.IncomingMessage, body: Buffer | null): Attempt['outcome'] {
     const statusCode = response.statusCode ?? 0;
     const success = statusCode >= 200 && statusCode < 300;
     let error: string | null = null;
@@ -231,7 +236,8 @@ export class GuardedHttpClient {
       statusCode,
       error,
       retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
-      responseBody: body.toString('utf8'),
+      // PostgreSQL text cannot hold NUL; invalid UTF-8 already decodes to U+FFFD.
+      responseBody: body === null ? null : body.toString('utf8').replaceAll('\u0000', '\uFFFD'),
     };
   }
 }

@@ -118,6 +118,7 @@ describe('WebhookUrlGuard.check', () => {
     const result = await subject.check('https://hooks.example.test/in');
     expect(result.url.hostname).toBe('hooks.example.test');
     expect(result.addresses).toEqual([{ address: '93.184.215.14', family: 4 }]);
+    expect(result.public).toBe(true);
     expect(resolver.calls).toEqual(['hooks.example.test']);
     await expect(subject.check('https://v6.example.test/')).resolves.toMatchObject({
       addresses: [{ address: '2606:4700::1111', family: 6 }],
@@ -200,10 +201,14 @@ describe('WebhookUrlGuard.check', () => {
     const { guard: subject } = guard({ allowPrivate: true });
     await expect(subject.check('https://internal.example.test/')).resolves.toMatchObject({
       addresses: [{ address: '10.0.0.5', family: 4 }],
+      public: false,
     });
+    await expect(subject.check('https://mixed.example.test/')).resolves.toMatchObject({ public: false });
     await expect(subject.check('https://[::1]/')).resolves.toMatchObject({
       addresses: [{ address: '::1', family: 6 }],
+      public: false,
     });
+    await expect(subject.check('https://hooks.example.test/')).resolves.toMatchObject({ public: true });
     const error = await rejection(subject.check('https://garbage.example.test/'));
     expect(error.code).toBe('webhook_url_forbidden');
     expect(error.details).toEqual({ reason: 'invalid' });

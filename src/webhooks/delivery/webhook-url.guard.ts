@@ -22,6 +22,8 @@ export interface WebhookUrlGuardOptions {
 export interface CheckedWebhookUrl {
   url: URL;
   addresses: ResolvedAddress[];
+  /** Every address is public: none of them was let through only by WEBHOOK_ALLOW_PRIVATE. */
+  public: boolean;
 }
 
 const systemResolver: HostResolver = async (hostname) => {
@@ -118,14 +120,16 @@ export class WebhookUrlGuard {
     if (!this.allowPrivate && isLocalhostName(host)) throw forbidden('loopback');
 
     const addresses = await this.resolve(host);
+    let allPublic = !isLocalhostName(host);
     for (const { address } of addresses) {
       const classification = classifyAddress(address);
       // An address that is not an IP at all is unusable even where private targets are allowed.
       if (classification.reason === 'invalid' || (!classification.allowed && !this.allowPrivate)) {
         throw forbidden(classification.reason ?? 'invalid');
       }
+      allPublic &&= classification.allowed;
     }
-    return { url, addresses };
+    return { url, addresses, public: allPublic };
   }
 
   private async resolve(host: string): Promise<ResolvedAddress[]> {

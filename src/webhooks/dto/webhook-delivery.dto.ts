@@ -76,7 +76,8 @@ export class WebhookAttemptDto {
     nullable: true,
     type: String,
     example: '{"error":"database unavailable"}',
-    description: "The start of the receiver's response body (at most 1 KiB); null when no response arrived.",
+    description:
+      "The start of the receiver's response body (at most 1 KiB, NUL characters replaced by U+FFFD). Null when no response arrived, and when the receiver was reached at a private, loopback or otherwise non-public address (allowed only with `WEBHOOK_ALLOW_PRIVATE`): bodies of internal services are never kept.",
   })
   responseBody: string | null;
 
