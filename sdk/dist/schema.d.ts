@@ -50,7 +50,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's API keys, newest first, revoked ones included. Never the secret key. */
+        /**
+         * The caller's API keys, newest first, revoked ones included. Never the secret key.
+         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use (written at most once a minute) and revocation.
+         */
         get: operations["listApiKeys"];
         put?: never;
         post?: never;
@@ -89,7 +92,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session: revoke this JWT on every instance until it expires, and clear the cookie. */
+        /**
+         * End the session: revoke this JWT on every instance until it expires, and clear the cookie.
+         * @description Only a session (JWT, header or cookie) can end itself; API keys are revoked with POST /api-keys/revoke.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -124,7 +130,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who is calling: the wallet, credential kind and scopes of the presented JWT or API key (addition). */
+        /**
+         * Who is calling: the wallet, credential kind and scopes of the presented JWT or API key (addition).
+         * @description Answers for any valid credential: a dashboard uses it to learn who is signed in from the cookie alone, an integrator to check what its key may do.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -161,7 +170,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health check: 200 when the database answers, 503 when not. */
+        /**
+         * Health check: 200 when the database answers, 503 when not.
+         * @description Public. The database check is shared by the requests of one second, so polling it often costs little.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -318,7 +330,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's webhook configurations, oldest first. Never the secret, only its prefix. */
+        /**
+         * The caller's webhook configurations, oldest first. Never the secret, only its prefix.
+         * @description Each configuration with its URL, event filter, state and, when deliveries keep failing, since when (`failingSince`) and why the service disabled it (`disabledReason`).
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -418,6 +433,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ApiKeyCreatedEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.created
+             * @enum {string}
+             */
+            type: "api_key.created";
+        };
         ApiKeyDto: {
             /**
              * Format: date-time
@@ -457,6 +492,56 @@ export interface components {
              *     ]
              */
             scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
+        };
+        ApiKeyEventDataDto: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
+             */
+            id: string;
+            /** @example billing backend */
+            label: string;
+            /**
+             * @description The first 10 characters of the key.
+             * @example tg_4Fq9ZkP
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            revokedAt: string | null;
+            /**
+             * @example [
+             *       "READ_ONLY"
+             *     ]
+             */
+            scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
+        };
+        ApiKeyRevokedEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.revoked
+             * @enum {string}
+             */
+            type: "api_key.revoked";
         };
         CancelSubscriptionDto: {
             /**
@@ -777,7 +862,7 @@ export interface components {
         };
         PlanDto: {
             /** @description Set when `gateway` is `erc20`. */
-            erc20: components["schemas"]["Erc20PlanDto"] | null;
+            erc20: components["schemas"]["Erc20PlanDto"] | (never | null);
             /**
              * @description `free`: renew without paying. `operator`: only operators (and their API keys) renew. `erc20`: pay on chain, then renew with the transaction hash.
              * @example erc20
@@ -932,6 +1017,87 @@ export interface components {
              */
             token: string;
         };
+        SubscriptionCanceledDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description Whether the period ended now rather than at its end.
+             * @example false
+             */
+            immediate: boolean;
+            /**
+             * Format: date-time
+             * @description The period end before the change; null for a first renewal.
+             * @example null
+             */
+            previousPeriodEnd: string | null;
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionCanceledEventDto: {
+            data: components["schemas"]["SubscriptionCanceledDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.canceled
+             * @enum {string}
+             */
+            type: "subscription.canceled";
+        };
         SubscriptionDto: {
             /**
              * @description Whether the subscription is active now (`status` is `active`).
@@ -1006,7 +1172,7 @@ export interface components {
              */
             id: string;
             /** @description What paid for a renewal; null for cancels, expiries and renewals recorded before payments were linked. */
-            payment: components["schemas"]["PaymentDto"] | null;
+            payment: components["schemas"]["PaymentDto"] | (never | null);
             /**
              * Format: date-time
              * @description The period end before the change; null for the first renewal.
@@ -1018,6 +1184,165 @@ export interface components {
              * @enum {string}
              */
             type: "renewed" | "canceled" | "expired";
+        };
+        SubscriptionExpiredDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description Why the period was not followed by another.
+             * @example not_renewed
+             * @enum {string}
+             */
+            reason: "canceled" | "not_renewed";
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionExpiredEventDto: {
+            data: components["schemas"]["SubscriptionExpiredDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The end of the period that ran out.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.expired
+             * @enum {string}
+             */
+            type: "subscription.expired";
+        };
+        SubscriptionRenewedDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /** @description What paid for it. */
+            payment: components["schemas"]["PaymentDto"];
+            /**
+             * @description How many periods the renewal bought.
+             * @example 1
+             */
+            periods: number;
+            /**
+             * Format: date-time
+             * @description The period end before the change; null for a first renewal.
+             * @example null
+             */
+            previousPeriodEnd: string | null;
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionRenewedEventDto: {
+            data: components["schemas"]["SubscriptionRenewedDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.renewed
+             * @enum {string}
+             */
+            type: "subscription.renewed";
         };
         TestWebhookDto: {
             /**
@@ -1041,7 +1366,7 @@ export interface components {
             message?: string;
             /**
              * @description EIP-191 personal_sign signature, 0x-prefixed hex: 65 bytes for an ordinary wallet, longer for smart wallets (ERC-1271, ERC-6492).
-             * @example 0x5d9...1b
+             * @example 0x6e1c58e2b0a1bb8d2c3f4f2f5d8a1e0c7b9d6a4f3e2c1b0a9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170695a4b3c2d1e0f9a8b7c6d5e4f3a21b
              */
             signature: string;
         };
@@ -1147,6 +1472,35 @@ export interface components {
             /** @example https://api.example.com/webhooks/tollgate */
             url: string;
         };
+        WebhookTestDataDto: {
+            /**
+             * @description The wallet that asked.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /** @example Test event from Tollgate, sent by POST /webhooks/test. */
+            message: string;
+        };
+        WebhookTestEventDto: {
+            data: components["schemas"]["WebhookTestDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example webhook.test
+             * @enum {string}
+             */
+            type: "webhook.test";
+        };
     };
     responses: never;
     parameters: {
@@ -1178,6 +1532,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new key, with the full secret (shown this once). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1194,7 +1549,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1204,21 +1564,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1239,6 +1605,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new key, with the full secret (shown this once). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1255,7 +1622,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1265,21 +1637,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1296,6 +1674,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The caller's keys, newest first. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1312,7 +1691,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -1322,7 +1706,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1343,6 +1732,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The key is revoked. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1359,7 +1749,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1369,7 +1764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -1379,7 +1779,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `api_key_not_found`. */
@@ -1389,7 +1794,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "api_key_not_found";
+                        };
+                    };
                 };
             };
         };
@@ -1406,6 +1816,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The session is revoked and the cookie cleared. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1422,7 +1833,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`, `jwt_required`. */
@@ -1432,7 +1848,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch" | "jwt_required";
+                        };
+                    };
                 };
             };
         };
@@ -1453,6 +1874,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The challenge to sign. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1469,7 +1891,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
         };
@@ -1486,6 +1913,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Who the credential acts for, and how. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1502,7 +1930,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -1512,7 +1945,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1533,6 +1971,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The session: its JWT and expiry, also set as a cookie. */
             200: {
                 headers: {
                     /** @description `tg_session=<jwt>; Max-Age=<seconds to expiry>; Path=/; HttpOnly; Secure; SameSite=Lax` */
@@ -1551,7 +1990,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `challenge_not_found`, `invalid_signature`, `signature_unverifiable`. */
@@ -1561,7 +2005,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "challenge_not_found" | "invalid_signature" | "signature_unverifiable";
+                        };
+                    };
                 };
             };
         };
@@ -1693,7 +2142,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1703,21 +2157,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `subscription_not_found`. */
@@ -1727,7 +2187,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "subscription_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict. `details.code`: `idempotency_in_progress`. */
@@ -1737,7 +2202,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
         };
@@ -1774,7 +2244,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1784,21 +2259,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1815,6 +2296,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The payment terms. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1831,7 +2313,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payment_chain_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -1884,7 +2371,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "payment_not_expected";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1894,7 +2386,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description The payment was refused; nothing was credited. `details.code`: `payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`. */
@@ -1904,21 +2401,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payment_required" | "payment_not_found" | "payment_reverted" | "payment_wrong_token" | "payment_wrong_receiver" | "payment_wrong_payer" | "payment_insufficient" | "payment_too_large";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `renewal_operator_only`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `renewal_operator_only`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "renewal_operator_only" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`. */
@@ -1928,7 +2431,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed";
+                        };
+                    };
                 };
             };
             /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
@@ -1938,7 +2446,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payment_chain_unavailable" | "payment_chain_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1975,7 +2488,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1985,21 +2503,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -2016,6 +2540,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The caller's configurations, oldest first. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2032,7 +2557,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2042,7 +2572,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -2063,6 +2598,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The saved configuration; `secret` only when it was created or rotated. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2079,7 +2615,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "webhook_url_invalid" | "webhook_url_forbidden" | "webhook_url_unresolvable" | "webhook_url_taken" | "webhook_limit_reached";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2089,7 +2630,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2099,7 +2645,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_not_found`. */
@@ -2109,7 +2660,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
+                        };
+                    };
                 };
             };
         };
@@ -2131,6 +2687,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The attempts, newest first. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2147,7 +2704,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2157,7 +2719,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2167,7 +2734,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_not_found`. */
@@ -2177,7 +2749,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
+                        };
+                    };
                 };
             };
         };
@@ -2197,6 +2774,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description How the re-sent delivery went. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2213,7 +2791,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2223,7 +2806,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_delivery_not_found`. */
@@ -2233,7 +2821,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_delivery_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict. `details.code`: `webhook_delivery_in_progress`. */
@@ -2243,7 +2836,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_delivery_in_progress";
+                        };
+                    };
                 };
             };
         };
@@ -2264,6 +2862,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description One result per configuration sent to. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2280,7 +2879,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2290,7 +2894,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2300,7 +2909,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_not_found`. */
@@ -2310,7 +2924,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
+                        };
+                    };
                 };
             };
         };

@@ -51,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's API keys, newest first, revoked ones included. Never the secret key. */
+        /**
+         * The caller's API keys, newest first, revoked ones included. Never the secret key.
+         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use (written at most once a minute) and revocation.
+         */
         get: operations["listApiKeys"];
         put?: never;
         post?: never;
@@ -90,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session: revoke this JWT on every instance until it expires, and clear the cookie. */
+        /**
+         * End the session: revoke this JWT on every instance until it expires, and clear the cookie.
+         * @description Only a session (JWT, header or cookie) can end itself; API keys are revoked with POST /api-keys/revoke.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -125,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who is calling: the wallet, credential kind and scopes of the presented JWT or API key (addition). */
+        /**
+         * Who is calling: the wallet, credential kind and scopes of the presented JWT or API key (addition).
+         * @description Answers for any valid credential: a dashboard uses it to learn who is signed in from the cookie alone, an integrator to check what its key may do.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -162,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health check: 200 when the database answers, 503 when not. */
+        /**
+         * Health check: 200 when the database answers, 503 when not.
+         * @description Public. The database check is shared by the requests of one second, so polling it often costs little.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -319,7 +331,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's webhook configurations, oldest first. Never the secret, only its prefix. */
+        /**
+         * The caller's webhook configurations, oldest first. Never the secret, only its prefix.
+         * @description Each configuration with its URL, event filter, state and, when deliveries keep failing, since when (`failingSince`) and why the service disabled it (`disabledReason`).
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -419,6 +434,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ApiKeyCreatedEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.created
+             * @enum {string}
+             */
+            type: "api_key.created";
+        };
         ApiKeyDto: {
             /**
              * Format: date-time
@@ -458,6 +493,56 @@ export interface components {
              *     ]
              */
             scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
+        };
+        ApiKeyEventDataDto: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
+             */
+            id: string;
+            /** @example billing backend */
+            label: string;
+            /**
+             * @description The first 10 characters of the key.
+             * @example tg_4Fq9ZkP
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            revokedAt: string | null;
+            /**
+             * @example [
+             *       "READ_ONLY"
+             *     ]
+             */
+            scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
+        };
+        ApiKeyRevokedEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.revoked
+             * @enum {string}
+             */
+            type: "api_key.revoked";
         };
         CancelSubscriptionDto: {
             /**
@@ -778,7 +863,7 @@ export interface components {
         };
         PlanDto: {
             /** @description Set when `gateway` is `erc20`. */
-            erc20: components["schemas"]["Erc20PlanDto"] | null;
+            erc20: components["schemas"]["Erc20PlanDto"] | (never | null);
             /**
              * @description `free`: renew without paying. `operator`: only operators (and their API keys) renew. `erc20`: pay on chain, then renew with the transaction hash.
              * @example erc20
@@ -933,6 +1018,87 @@ export interface components {
              */
             token: string;
         };
+        SubscriptionCanceledDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description Whether the period ended now rather than at its end.
+             * @example false
+             */
+            immediate: boolean;
+            /**
+             * Format: date-time
+             * @description The period end before the change; null for a first renewal.
+             * @example null
+             */
+            previousPeriodEnd: string | null;
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionCanceledEventDto: {
+            data: components["schemas"]["SubscriptionCanceledDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.canceled
+             * @enum {string}
+             */
+            type: "subscription.canceled";
+        };
         SubscriptionDto: {
             /**
              * @description Whether the subscription is active now (`status` is `active`).
@@ -1007,7 +1173,7 @@ export interface components {
              */
             id: string;
             /** @description What paid for a renewal; null for cancels, expiries and renewals recorded before payments were linked. */
-            payment: components["schemas"]["PaymentDto"] | null;
+            payment: components["schemas"]["PaymentDto"] | (never | null);
             /**
              * Format: date-time
              * @description The period end before the change; null for the first renewal.
@@ -1019,6 +1185,165 @@ export interface components {
              * @enum {string}
              */
             type: "renewed" | "canceled" | "expired";
+        };
+        SubscriptionExpiredDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description Why the period was not followed by another.
+             * @example not_renewed
+             * @enum {string}
+             */
+            reason: "canceled" | "not_renewed";
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionExpiredEventDto: {
+            data: components["schemas"]["SubscriptionExpiredDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The end of the period that ran out.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.expired
+             * @enum {string}
+             */
+            type: "subscription.expired";
+        };
+        SubscriptionRenewedDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /** @description What paid for it. */
+            payment: components["schemas"]["PaymentDto"];
+            /**
+             * @description How many periods the renewal bought.
+             * @example 1
+             */
+            periods: number;
+            /**
+             * Format: date-time
+             * @description The period end before the change; null for a first renewal.
+             * @example null
+             */
+            previousPeriodEnd: string | null;
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionRenewedEventDto: {
+            data: components["schemas"]["SubscriptionRenewedDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.renewed
+             * @enum {string}
+             */
+            type: "subscription.renewed";
         };
         TestWebhookDto: {
             /**
@@ -1042,7 +1367,7 @@ export interface components {
             message?: string;
             /**
              * @description EIP-191 personal_sign signature, 0x-prefixed hex: 65 bytes for an ordinary wallet, longer for smart wallets (ERC-1271, ERC-6492).
-             * @example 0x5d9...1b
+             * @example 0x6e1c58e2b0a1bb8d2c3f4f2f5d8a1e0c7b9d6a4f3e2c1b0a9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170695a4b3c2d1e0f9a8b7c6d5e4f3a21b
              */
             signature: string;
         };
@@ -1148,6 +1473,35 @@ export interface components {
             /** @example https://api.example.com/webhooks/tollgate */
             url: string;
         };
+        WebhookTestDataDto: {
+            /**
+             * @description The wallet that asked.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /** @example Test event from Tollgate, sent by POST /webhooks/test. */
+            message: string;
+        };
+        WebhookTestEventDto: {
+            data: components["schemas"]["WebhookTestDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example webhook.test
+             * @enum {string}
+             */
+            type: "webhook.test";
+        };
     };
     responses: never;
     parameters: {
@@ -1179,6 +1533,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new key, with the full secret (shown this once). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1195,7 +1550,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1205,21 +1565,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1240,6 +1606,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new key, with the full secret (shown this once). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1256,7 +1623,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1266,21 +1638,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `scope_not_held`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1297,6 +1675,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The caller's keys, newest first. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1313,7 +1692,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -1323,7 +1707,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1344,6 +1733,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The key is revoked. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1360,7 +1750,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1370,7 +1765,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -1380,7 +1780,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `api_key_not_found`. */
@@ -1390,7 +1795,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "api_key_not_found";
+                        };
+                    };
                 };
             };
         };
@@ -1407,6 +1817,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The session is revoked and the cookie cleared. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1423,7 +1834,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`, `jwt_required`. */
@@ -1433,7 +1849,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch" | "jwt_required";
+                        };
+                    };
                 };
             };
         };
@@ -1454,6 +1875,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The challenge to sign. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1470,7 +1892,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
         };
@@ -1487,6 +1914,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Who the credential acts for, and how. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1503,7 +1931,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -1513,7 +1946,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1534,6 +1972,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The session: its JWT and expiry, also set as a cookie. */
             200: {
                 headers: {
                     /** @description `tg_session=<jwt>; Max-Age=<seconds to expiry>; Path=/; HttpOnly; Secure; SameSite=Lax` */
@@ -1552,7 +1991,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `challenge_not_found`, `invalid_signature`, `signature_unverifiable`. */
@@ -1562,7 +2006,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "challenge_not_found" | "invalid_signature" | "signature_unverifiable";
+                        };
+                    };
                 };
             };
         };
@@ -1694,7 +2143,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1704,21 +2158,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `subscription_not_found`. */
@@ -1728,7 +2188,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "subscription_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict. `details.code`: `idempotency_in_progress`. */
@@ -1738,7 +2203,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "idempotency_in_progress";
+                        };
+                    };
                 };
             };
         };
@@ -1775,7 +2245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1785,21 +2260,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1816,6 +2297,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The payment terms. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1832,7 +2314,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payment_chain_unavailable";
+                        };
+                    };
                 };
             };
         };
@@ -1885,7 +2372,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "payment_not_expected";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1895,7 +2387,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description The payment was refused; nothing was credited. `details.code`: `payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`. */
@@ -1905,21 +2402,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payment_required" | "payment_not_found" | "payment_reverted" | "payment_wrong_token" | "payment_wrong_receiver" | "payment_wrong_payer" | "payment_insufficient" | "payment_too_large";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `renewal_operator_only`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `renewal_operator_only`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "renewal_operator_only" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`. */
@@ -1929,7 +2432,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed";
+                        };
+                    };
                 };
             };
             /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
@@ -1939,7 +2447,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payment_chain_unavailable" | "payment_chain_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -1976,7 +2489,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -1986,21 +2504,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
-            /**
-             * @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`.
-             *
-             *     Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`.
-             */
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -2017,6 +2541,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The caller's configurations, oldest first. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2033,7 +2558,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2043,7 +2573,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
         };
@@ -2064,6 +2599,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The saved configuration; `secret` only when it was created or rotated. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2080,7 +2616,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "webhook_url_invalid" | "webhook_url_forbidden" | "webhook_url_unresolvable" | "webhook_url_taken" | "webhook_limit_reached";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2090,7 +2631,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2100,7 +2646,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_not_found`. */
@@ -2110,7 +2661,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
+                        };
+                    };
                 };
             };
         };
@@ -2132,6 +2688,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The attempts, newest first. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2148,7 +2705,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2158,7 +2720,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2168,7 +2735,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_not_found`. */
@@ -2178,7 +2750,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
+                        };
+                    };
                 };
             };
         };
@@ -2198,6 +2775,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description How the re-sent delivery went. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2214,7 +2792,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2224,7 +2807,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_delivery_not_found`. */
@@ -2234,7 +2822,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_delivery_not_found";
+                        };
+                    };
                 };
             };
             /** @description Conflict. `details.code`: `webhook_delivery_in_progress`. */
@@ -2244,7 +2837,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_delivery_in_progress";
+                        };
+                    };
                 };
             };
         };
@@ -2265,6 +2863,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description One result per configuration sent to. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2281,7 +2880,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2291,7 +2895,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
                 };
             };
             /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
@@ -2301,7 +2910,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
                 };
             };
             /** @description Not found. `details.code`: `webhook_not_found`. */
@@ -2311,7 +2925,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
+                        };
+                    };
                 };
             };
         };

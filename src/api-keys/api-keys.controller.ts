@@ -45,7 +45,10 @@ export class ApiKeysController {
     summary: 'Create an API key (the key is shown once).',
     description: CREATE_DESCRIPTION,
   })
-  @ApiOkResponse({ type: CreatedApiKeyDto })
+  @ApiOkResponse({
+    type: CreatedApiKeyDto,
+    description: 'The new key, with the full secret (shown this once).',
+  })
   @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 403: ['scope_not_held'] })
   createApiKey(
     @CurrentPrincipal() principal: Principal,
@@ -62,7 +65,10 @@ export class ApiKeysController {
     summary: 'Create an API key (same operation as POST /api-keys).',
     description: CREATE_DESCRIPTION,
   })
-  @ApiOkResponse({ type: CreatedApiKeyDto })
+  @ApiOkResponse({
+    type: CreatedApiKeyDto,
+    description: 'The new key, with the full secret (shown this once).',
+  })
   @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 403: ['scope_not_held'] })
   createApiKeyViaCreatePath(
     @CurrentPrincipal() principal: Principal,
@@ -76,8 +82,11 @@ export class ApiKeysController {
   @ApiOperation({
     operationId: 'listApiKeys',
     summary: "The caller's API keys, newest first, revoked ones included. Never the secret key.",
+    description:
+      'Each key with its label, scopes, display prefix and last four characters, creation, last use (written at ' +
+      'most once a minute) and revocation.',
   })
-  @ApiOkResponse({ type: ApiKeyDto, isArray: true })
+  @ApiOkResponse({ type: ApiKeyDto, isArray: true, description: "The caller's keys, newest first." })
   async listApiKeys(@CurrentPrincipal() principal: Principal): Promise<ApiKeyDto[]> {
     return (await this.apiKeys.list(principal)).map(toDto);
   }
@@ -90,7 +99,7 @@ export class ApiKeysController {
     summary: "Revoke one of the caller's API keys: refused from the very next request, on every instance.",
     description: 'Revoking an already revoked key answers 200 with the original revocation time.',
   })
-  @ApiOkResponse({ type: RevokedApiKeyDto })
+  @ApiOkResponse({ type: RevokedApiKeyDto, description: 'The key is revoked.' })
   @ApiErrors({ 400: ['validation_failed'], 404: ['api_key_not_found'] })
   async revokeApiKey(
     @CurrentPrincipal() principal: Principal,

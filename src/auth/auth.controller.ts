@@ -36,7 +36,7 @@ export class AuthController {
     description:
       'The challenge is single use and lives AUTH_NONCE_TTL_SECONDS (600 s by default) from its `issuedAt`, the start of the current slot of half that length, so at least half of it is left. Requesting a nonce never invalidates one already handed out: within a slot every request for an address returns the same challenge (nothing is stored; the nonce is a server-side MAC over the address, the times and the message), and after a login uses it the next request returns a new one.',
   })
-  @ApiOkResponse({ type: NonceResponseDto })
+  @ApiOkResponse({ type: NonceResponseDto, description: 'The challenge to sign.' })
   @ApiErrors({ 400: ['validation_failed', 'invalid_json'] })
   async requestNonce(@Body() body: NonceRequestDto): Promise<NonceResponseDto> {
     const challenge = await this.auth.issueChallenge(body.address);
@@ -59,6 +59,7 @@ export class AuthController {
   })
   @ApiOkResponse({
     type: SessionResponseDto,
+    description: 'The session: its JWT and expiry, also set as a cookie.',
     headers: {
       'Set-Cookie': {
         description:
@@ -91,8 +92,10 @@ export class AuthController {
   @ApiOperation({
     operationId: 'logout',
     summary: 'End the session: revoke this JWT on every instance until it expires, and clear the cookie.',
+    description:
+      'Only a session (JWT, header or cookie) can end itself; API keys are revoked with POST /api-keys/revoke.',
   })
-  @ApiOkResponse({ type: LogoutResponseDto })
+  @ApiOkResponse({ type: LogoutResponseDto, description: 'The session is revoked and the cookie cleared.' })
   async logout(
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -108,8 +111,11 @@ export class AuthController {
     operationId: 'getSession',
     summary:
       'Who is calling: the wallet, credential kind and scopes of the presented JWT or API key (addition).',
+    description:
+      'Answers for any valid credential: a dashboard uses it to learn who is signed in from the cookie alone, an ' +
+      'integrator to check what its key may do.',
   })
-  @ApiOkResponse({ type: CurrentSessionDto })
+  @ApiOkResponse({ type: CurrentSessionDto, description: 'Who the credential acts for, and how.' })
   getSession(@CurrentPrincipal() principal: Principal): CurrentSessionDto {
     return {
       address: principal.address,

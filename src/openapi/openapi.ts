@@ -1,8 +1,16 @@
-import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { INestApplication, Type } from '@nestjs/common';
+import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import * as yaml from 'js-yaml';
+import { ApiKeyCreatedEventDto, ApiKeyRevokedEventDto } from '../api-keys/dto/api-key-webhook-events.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
+import { ErrorResponseDto } from '../common/http/error-response.dto.js';
 import { REQUEST_ID } from '../common/http/request-id.js';
+import {
+  SubscriptionCanceledEventDto,
+  SubscriptionExpiredEventDto,
+  SubscriptionRenewedEventDto,
+} from '../subscriptions/dto/subscription-webhook-events.dto.js';
+import { WebhookTestEventDto } from '../webhooks/dto/webhook-test-event.dto.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -67,6 +75,105 @@ function withRequestIds(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/** The tags in reading order: sign in first, then what a session or key does, then operations. */
+const TAGS: ReadonlyArray<[name: string, description: string]> = [
+  ['auth', 'Wallet sign-in (Sign-In with Ethereum), the current session, sign-out.'],
+  ['subscriptions', "A wallet's subscription: status, renewal, cancel, history, and how renewals are paid."],
+  ['api-keys', 'Scoped API keys for server-side integrations: create, list, revoke.'],
+  ['webhooks', 'Signed event deliveries: configurations, test sends, the delivery log and retries.'],
+  ['health', 'Liveness and readiness for load balancers and orchestrators.'],
+];
+
+/** Each event type, with the schema of the body it is delivered with. */
+const WEBHOOK_EVENTS: ReadonlyArray<[type: string, model: Type<unknown>, summary: string]> = [
+  ['subscription.renewed', SubscriptionRenewedEventDto, 'A renewal was accepted.'],
+  ['subscription.canceled', SubscriptionCanceledEventDto, 'A cancel was accepted.'],
+  ['subscription.expired', SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
+  ['api_key.created', ApiKeyCreatedEventDto, 'The wallet created an API key.'],
+  ['api_key.revoked', ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],
+  ['webhook.test', WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
+];
+
+const WEBHOOK_HEADERS = {
+  'webhook-id': 'The event id, the same on every retry: drop duplicates with it.',
+  'webhook-timestamp': 'Unix seconds of this attempt: refuse old ones (5 minutes is usual).',
+  'webhook-signature':
+    '`v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the secret; ' +
+    'several, space-separated, while a secret rotation overlaps.',
+};
+
+/**
+ * The deliveries a webhook receiver gets, as `x-webhooks` (OpenAPI 3.0 has no `webhooks`; 3.1's has the same
+ * shape): one POST per event type, its body a component schema the generated client types.
+ */
+function withWebhooks(document: OpenAPIObject): OpenAPIObject {
+  const webhooks = Object.fromEntries(
+    WEBHOOK_EVENTS.map(([type, model, summary]) => [
+      type,
+      {
+        post: {
+          operationId: `${type.replace(/[._](\w)/g, (_match, letter: string) => letter.toUpperCase())}Webhook`,
+          summary,
+          description:
+            'Sent to each enabled configuration subscribed to this event. Verify it before use (Standard Webhooks; ' +
+            '`verifyWebhook` in @tollgate/client).',
+          tags: ['webhooks'],
+          security: [],
+          parameters: Object.entries(WEBHOOK_HEADERS).map(([name, description]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: getSchemaPath(model) } } },
+          },
+          responses: {
+            '200': { description: 'Any 2xx within 10 s: delivered.' },
+            '410': { description: 'Gone: the configuration is disabled at once.' },
+          },
+        },
+      },
+    ]),
+  );
+  return { ...document, 'x-webhooks': webhooks } as OpenAPIObject;
+}
+
+/**
+ * OpenAPI 3.0.3 says `nullable` adds null only to the schema's own `type`: a nullable enum must list null, and a
+ * nullable reference to a model needs a branch that is null. Without these, validators (and the linters) refuse
+ * the document's own examples, e.g. `"erc20": null` in the free plan.
+ */
+function withExplicitNulls(value: unknown): void {
+  if (Array.isArray(value)) return value.forEach(withExplicitNulls);
+  if (value === null || typeof value !== 'object') return;
+  const schema = value as Record<string, unknown>;
+  if (schema.nullable === true) {
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+    const allOf = schema.allOf as unknown[] | undefined;
+    if (allOf?.length === 1) {
+      delete schema.allOf;
+      delete schema.type;
+      delete schema.nullable;
+      schema.anyOf = [allOf[0], { type: 'object', nullable: true, enum: [null] }];
+    }
+  }
+  Object.values(schema).forEach(withExplicitNulls);
+}
+
+/** An operation without a security requirement is public; `security: []` says so rather than leaving it unsaid. */
+function withPublicSecurity(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = path[method];
+      if (operation && !operation.security) operation.security = [];
+    }
+  }
+  return document;
+}
+
 /** Builds the OpenAPI document of an initialised (not necessarily listening) app, with sorted keys. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -74,6 +181,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Tollgate API')
     .setDescription(DESCRIPTION)
     .setVersion(OPENAPI_VERSION)
+    .addServer('/', 'The Tollgate instance that serves this document (GET /docs/openapi.yaml).')
     .addBearerAuth(
       {
         type: 'http',
@@ -101,12 +209,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         description: 'Session cookie set by POST /auth/verify (browsers).',
       },
       'cookie',
-    )
-    .build();
-  const document = SwaggerModule.createDocument(app, config, {
+    );
+  for (const [name, description] of TAGS) config.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, config.build(), {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
+    extraModels: [ErrorResponseDto, ...WEBHOOK_EVENTS.map(([, model]) => model)],
   });
-  return sortKeys(withRequestIds(document)) as OpenAPIObject;
+  // Proprietary: named, with no licence text to link to.
+  document.info.license = { name: 'Proprietary' };
+  const complete = withWebhooks(withPublicSecurity(withRequestIds(document)));
+  withExplicitNulls(complete.components);
+  return sortKeys(complete) as OpenAPIObject;
 }
 
 /** The YAML form committed as docs/openapi.yaml and served at /docs/openapi.yaml. */

@@ -103,6 +103,7 @@ export class SubscriptionsController {
   })
   @ApiOkResponse({
     type: PlanDto,
+    description: 'The payment terms.',
     examples: {
       erc20: { summary: 'Paid in an ERC-20 token', value: ERC20_PLAN_EXAMPLE },
       free: {

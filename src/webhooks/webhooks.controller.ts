@@ -74,8 +74,15 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: "The caller's webhook configurations, oldest first. Never the secret, only its prefix.",
+    description:
+      'Each configuration with its URL, event filter, state and, when deliveries keep failing, since when ' +
+      '(`failingSince`) and why the service disabled it (`disabledReason`).',
   })
-  @ApiOkResponse({ type: WebhookDto, isArray: true })
+  @ApiOkResponse({
+    type: WebhookDto,
+    isArray: true,
+    description: "The caller's configurations, oldest first.",
+  })
   async listWebhooks(@CurrentPrincipal() principal: Principal): Promise<WebhookDto[]> {
     return (await this.webhooks.list(principal)).map(toWebhookDto);
   }
@@ -88,7 +95,10 @@ export class WebhooksController {
     summary: 'Create or update a webhook configuration.',
     description: `Updates the caller's configuration named by \`id\` or, without \`id\`, the one with the same \`url\`; otherwise creates one (at most ${MAX_WEBHOOKS_PER_WALLET} per wallet). Omitted fields keep their values on update. The full \`secret\` is returned only when the configuration is created or \`rotateSecret\` is true.\n\n${DELIVERY}`,
   })
-  @ApiOkResponse({ type: SavedWebhookDto })
+  @ApiOkResponse({
+    type: SavedWebhookDto,
+    description: 'The saved configuration; `secret` only when it was created or rotated.',
+  })
   @ApiErrors({
     400: [
       'validation_failed',
@@ -117,7 +127,7 @@ export class WebhooksController {
     summary: 'Send a `webhook.test` event now and wait for the answers.',
     description: `Sends a \`webhook.test\` event (\`data\`: \`{"address", "message"}\`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent.\n\n${DELIVERY}`,
   })
-  @ApiOkResponse({ type: TestWebhookResponseDto })
+  @ApiOkResponse({ type: TestWebhookResponseDto, description: 'One result per configuration sent to.' })
   @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 404: ['webhook_not_found'] })
   async testWebhook(
     @CurrentPrincipal() principal: Principal,
@@ -134,7 +144,7 @@ export class WebhooksController {
     description:
       'One entry per request sent to a receiver, with its outcome and the state of its delivery. Deliveries that are still waiting for their first attempt do not appear yet.',
   })
-  @ApiOkResponse({ type: WebhookAttemptDto, isArray: true })
+  @ApiOkResponse({ type: WebhookAttemptDto, isArray: true, description: 'The attempts, newest first.' })
   @ApiErrors({ 400: ['validation_failed'], 404: ['webhook_not_found'] })
   async listWebhookDeliveries(
     @CurrentPrincipal() principal: Principal,
@@ -158,7 +168,7 @@ export class WebhooksController {
       "Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered.",
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The delivery id (`deliveryId`).' })
-  @ApiOkResponse({ type: DeliveryResultDto })
+  @ApiOkResponse({ type: DeliveryResultDto, description: 'How the re-sent delivery went.' })
   @ApiErrors({ 404: ['webhook_delivery_not_found'], 409: ['webhook_delivery_in_progress'] })
   async retryWebhookDelivery(
     @CurrentPrincipal() principal: Principal,

@@ -10,7 +10,8 @@ export class VerifyRequestDto {
 
   @ApiProperty({
     pattern: '^0x([0-9a-fA-F]{2})+$',
-    example: '0x5d9...1b',
+    example:
+      '0x6e1c58e2b0a1bb8d2c3f4f2f5d8a1e0c7b9d6a4f3e2c1b0a9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928170695a4b3c2d1e0f9a8b7c6d5e4f3a21b',
     description:
       'EIP-191 personal_sign signature, 0x-prefixed hex: 65 bytes for an ordinary wallet, longer for smart wallets (ERC-1271, ERC-6492).',
   })

@@ -1,5 +1,4 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { DECORATORS, getSchemaPath } from '@nestjs/swagger';
 import { ErrorResponseDto } from './error-response.dto.js';
 
 const MEANING: Record<number, string> = {
@@ -13,20 +12,52 @@ const MEANING: Record<number, string> = {
   503: 'A dependency could not be reached; nothing was changed',
 };
 
+type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 503;
+
+/** The error codes declared so far on one handler, by status: every ApiErrors on a route adds to them. */
+const ERROR_CODES = 'tollgate:error-codes';
+
+/** The interface's error object, with `details.code` narrowed to the codes this status can carry. */
+function errorSchema(codes: readonly string[]): Record<string, unknown> {
+  return {
+    allOf: [
+      { $ref: getSchemaPath(ErrorResponseDto) },
+      {
+        type: 'object',
+        required: ['details'],
+        properties: {
+          details: {
+            type: 'object',
+            required: ['code'],
+            properties: { code: { type: 'string', enum: codes } },
+          },
+        },
+      },
+    ],
+  };
+}
+
 /**
  * Documents a route's error responses with the interface's error object and the `details.code` values each status
- * can carry, e.g. `@ApiErrors({ 400: ['validation_failed'], 401: ['invalid_signature'] })`.
+ * can carry, e.g. `@ApiErrors({ 400: ['validation_failed'], 401: ['invalid_signature'] })`. Several ApiErrors on
+ * one route (the route's own and @Authenticated's) merge: one response per status, whose `details.code` is an
+ * enum of every code declared for it, so a generated client can switch on them.
  */
-export function ApiErrors(
-  codes: Partial<Record<400 | 401 | 402 | 403 | 404 | 409 | 413 | 503, string[]>>,
-): MethodDecorator {
-  return applyDecorators(
-    ...Object.entries(codes).map(([status, list]) =>
-      ApiResponse({
-        status: Number(status),
-        type: ErrorResponseDto,
-        description: `${MEANING[Number(status)]}. \`details.code\`: ${list!.map((code) => `\`${code}\``).join(', ')}.`,
-      }),
-    ),
-  );
+export function ApiErrors(codes: Partial<Record<ErrorStatus, string[]>>): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    const handler = descriptor.value as object;
+    const declared: Record<string, string[]> = { ...Reflect.getMetadata(ERROR_CODES, handler) };
+    const responses: Record<string, unknown> = { ...Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) };
+    for (const [status, list] of Object.entries(codes)) {
+      const merged = [...new Set([...(declared[status] ?? []), ...list])];
+      declared[status] = merged;
+      responses[status] = {
+        description: `${MEANING[Number(status)]}. \`details.code\`: ${merged.map((code) => `\`${code}\``).join(', ')}.`,
+        schema: errorSchema(merged),
+      };
+    }
+    Reflect.defineMetadata(ERROR_CODES, declared, handler);
+    Reflect.defineMetadata(DECORATORS.API_RESPONSE, responses, handler);
+    return descriptor;
+  };
 }

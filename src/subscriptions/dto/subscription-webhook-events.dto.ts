@@ -1,0 +1,84 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PaymentDto, SubscriptionDto } from './subscription.dto.js';
+
+const EVENT_ID = '0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60';
+const AT = '2026-11-22T01:30:00.000Z';
+
+/** `data` of the subscription events: the subscription after the change, and its period end before it. */
+export class SubscriptionChangeDataDto extends SubscriptionDto {
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'The period end before the change; null for a first renewal.',
+  })
+  previousPeriodEnd: string | null;
+}
+
+export class SubscriptionRenewedDataDto extends SubscriptionChangeDataDto {
+  @ApiProperty({ type: 'integer', example: 1, description: 'How many periods the renewal bought.' })
+  periods: number;
+
+  @ApiProperty({ type: PaymentDto, description: 'What paid for it.' })
+  payment: PaymentDto;
+}
+
+export class SubscriptionCanceledDataDto extends SubscriptionChangeDataDto {
+  @ApiProperty({ example: false, description: 'Whether the period ended now rather than at its end.' })
+  immediate: boolean;
+}
+
+export class SubscriptionExpiredDataDto extends SubscriptionDto {
+  @ApiProperty({
+    enum: ['canceled', 'not_renewed'],
+    example: 'not_renewed',
+    description: 'Why the period was not followed by another.',
+  })
+  reason: 'canceled' | 'not_renewed';
+}
+
+/** `subscription.renewed`: a renewal was accepted. */
+export class SubscriptionRenewedEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['subscription.renewed'], example: 'subscription.renewed' })
+  type: 'subscription.renewed';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'When the event happened.' })
+  timestamp: string;
+
+  @ApiProperty({ type: SubscriptionRenewedDataDto })
+  data: SubscriptionRenewedDataDto;
+}
+
+/** `subscription.canceled`: a cancel was accepted (at period end or immediate). */
+export class SubscriptionCanceledEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['subscription.canceled'], example: 'subscription.canceled' })
+  type: 'subscription.canceled';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'When the event happened.' })
+  timestamp: string;
+
+  @ApiProperty({ type: SubscriptionCanceledDataDto })
+  data: SubscriptionCanceledDataDto;
+}
+
+/** `subscription.expired`: a period ran out (sent within 60 s of its end). */
+export class SubscriptionExpiredEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['subscription.expired'], example: 'subscription.expired' })
+  type: 'subscription.expired';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'The end of the period that ran out.' })
+  timestamp: string;
+
+  @ApiProperty({ type: SubscriptionExpiredDataDto })
+  data: SubscriptionExpiredDataDto;
+}
