@@ -19,6 +19,8 @@ export declare class TollgateError<Code extends string = string> extends Error {
         code: 'unexpected_response';
     };
     constructor(status: number, body: unknown);
+    /** The request id the service logged the failure under (`details.requestId`): quote it when reporting. */
+    get requestId(): string | undefined;
 }
 /** Whether `value` is a TollgateError, optionally with one of the given codes. */
 export declare function isTollgateError<Code extends string>(value: unknown, ...codes: Code[]): value is TollgateError<Code>;

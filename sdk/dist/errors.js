@@ -17,6 +17,11 @@ export class TollgateError extends Error {
         this.details = parsed?.details ?? { code: 'unexpected_response' };
         this.code = this.details.code;
     }
+    /** The request id the service logged the failure under (`details.requestId`): quote it when reporting. */
+    get requestId() {
+        const id = this.details.requestId;
+        return typeof id === 'string' ? id : undefined;
+    }
 }
 function isErrorBody(body) {
     if (typeof body !== 'object' || body === null)

@@ -1,6 +1,8 @@
 export { createTollgateClient, type TollgateClient, type TollgateClientOptions } from './client.js';
 export { apiKey, sessionToken, authorization, type Credential, type ApiKeyCredential, type SessionCredential, } from './credentials.js';
 export { TollgateError, isTollgateError, unwrap, type ErrorBody } from './errors.js';
+export { signIn, type SignedIn, type SignInOptions, type MessageSigner, type Eip1193Provider, } from './sign-in.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookHeaders, type WebhookVerificationCode, type VerifyWebhookOptions, } from './webhooks.js';
 export type { paths, components, operations } from './schema.js';
 import type { components } from './schema.js';
 /** A schema of the API by name, e.g. `Schema<'SubscriptionDto'>`. */

@@ -24,6 +24,12 @@ export class TollgateError<Code extends string = string> extends Error {
     this.details = parsed?.details ?? { code: 'unexpected_response' };
     this.code = this.details.code;
   }
+
+  /** The request id the service logged the failure under (`details.requestId`): quote it when reporting. */
+  get requestId(): string | undefined {
+    const id = (this.details as Record<string, unknown>).requestId;
+    return typeof id === 'string' ? id : undefined;
+  }
 }
 
 function isErrorBody(body: unknown): body is ErrorBody {

@@ -8,6 +8,22 @@ export {
   type SessionCredential,
 } from './credentials.js';
 export { TollgateError, isTollgateError, unwrap, type ErrorBody } from './errors.js';
+export {
+  signIn,
+  type SignedIn,
+  type SignInOptions,
+  type MessageSigner,
+  type Eip1193Provider,
+} from './sign-in.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookVerificationCode,
+  type VerifyWebhookOptions,
+} from './webhooks.js';
 export type { paths, components, operations } from './schema.js';
 
 import type { components } from './schema.js';
