@@ -1,45 +1,29 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard, type IAuthGuard } from '@nestjs/passport';
+import { AuthGuard } from '@nestjs/passport';
 import { InvalidationLog } from '../../cache/invalidation-log.service.js';
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
-import {
-  bearerToken,
-  sessionCookieToken,
-  type CredentialRequest,
-} from '../strategies/session-credentials.js';
+import type { CredentialRequest } from '../strategies/session-credentials.js';
 import { routeAccess } from './route-access.js';
 
-/** A JWT's compact form: three base64url segments. */
-const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
-
 /**
- * The passport strategy for the credential a request presents: 'jwt' for a Bearer token of a JWT's shape,
- * 'api-key' (registered by the api-keys module, which alone knows its keys' format) for any other Bearer token,
- * 'session-cookie' for the cookie when no Authorization header is sent (CONTRACT.md section 2: the header alone
- * decides when present); null when there is no credential to read. One strategy runs per request, instead of each
- * in turn until one finds its credential.
+ * The passport strategies a request is offered to, in order; the first to succeed names the principal. Each one
+ * answers only for its own credential: 'api-key' (registered by the api-keys module) for a Bearer API key, 'jwt'
+ * for another Bearer token, 'session-cookie' for the cookie when no Authorization header is sent. A strategy that
+ * recognises its credential but refuses it throws its own 401 (or the cookie's CSRF 403), which ends the attempt.
  */
-export function strategyFor(request: CredentialRequest): 'api-key' | 'jwt' | 'session-cookie' | null {
-  const token = bearerToken(request);
-  if (token !== null) return JWT_SHAPE.test(token) ? 'jwt' : 'api-key';
-  return sessionCookieToken(request) === null ? null : 'session-cookie';
-}
+const STRATEGIES = ['api-key', 'jwt', 'session-cookie'];
 
-/**
- * Runs one passport strategy. A strategy that refuses the credential throws its own 401 (or the cookie's CSRF 403)
- * with the contract's code.
- */
-function strategyGuard(strategy: string): IAuthGuard {
-  class StrategyGuard extends AuthGuard(strategy) {
-    override handleRequest<User = Principal>(error: unknown, user: User | false): User {
-      if (error) throw error;
-      if (user) return user;
-      throw AuthErrors.invalidToken();
-    }
-  }
-  return new StrategyGuard();
+/** passport-jwt's reason for refusing a token it read, when it read one. */
+function jwtFailure(info: unknown): Error | undefined {
+  return [info]
+    .flat()
+    .find(
+      (reason): reason is Error =>
+        reason instanceof Error &&
+        ['TokenExpiredError', 'JsonWebTokenError', 'NotBeforeError'].includes(reason.name),
+    );
 }
 
 /**
@@ -47,38 +31,45 @@ function strategyGuard(strategy: string): IAuthGuard {
  * must hold one of the scopes its `@Authenticated` names (CONTRACT.md sections 2 and 3).
  */
 @Injectable()
-export class AccessGuard implements CanActivate {
-  private readonly guards = {
-    'api-key': strategyGuard('api-key'),
-    jwt: strategyGuard('jwt'),
-    'session-cookie': strategyGuard('session-cookie'),
-  };
-
+export class AccessGuard extends AuthGuard(STRATEGIES) {
   constructor(
     private readonly reflector: Reflector,
     private readonly invalidations: InvalidationLog,
-  ) {}
+  ) {
+    super();
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     // First, before anything reads a cache for this request.
     this.invalidations.beginRequest();
     const access = routeAccess(this.reflector, context);
     if (access.public) return true;
-    const request = context.switchToHttp().getRequest<CredentialRequest & { user: Principal }>();
-    const strategy = strategyFor(request);
-    if (strategy === null) {
-      // Nothing sent, or an Authorization header that is not a Bearer token.
-      throw request.headers.authorization === undefined
-        ? AuthErrors.missingCredentials()
-        : AuthErrors.invalidToken();
-    }
-    await this.guards[strategy].canActivate(context);
+    await super.canActivate(context);
     const { options } = access;
-    const principal = request.user;
+    const principal = context.switchToHttp().getRequest<{ user: Principal }>().user;
     if (options.jwtOnly && principal.via !== 'jwt') throw AuthErrors.jwtRequired();
     if (!options.scopes.some((scope) => principal.scopes.includes(scope))) {
       throw AuthErrors.insufficientScope(options.scopes);
     }
     return true;
+  }
+
+  /** When every strategy passed: the contract's 401 code for why. */
+  override handleRequest<User = Principal>(
+    error: unknown,
+    user: User | false,
+    info: unknown,
+    context: ExecutionContext,
+  ): User {
+    if (error) throw error;
+    if (user) return user;
+    const failure = jwtFailure(info);
+    if (failure?.name === 'TokenExpiredError') throw AuthErrors.tokenExpired();
+    if (failure) throw AuthErrors.invalidToken();
+    // No strategy read a token: either nothing was sent, or an Authorization header that is not a Bearer token.
+    const request = context.switchToHttp().getRequest<CredentialRequest>();
+    throw request.headers.authorization === undefined
+      ? AuthErrors.missingCredentials()
+      : AuthErrors.invalidToken();
   }
 }

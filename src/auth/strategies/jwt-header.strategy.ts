@@ -1,25 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { Strategy } from 'passport-custom';
-import { AuthErrors } from '../auth.errors.js';
+import { Strategy } from 'passport-jwt';
 import type { Principal } from '../principal.js';
+import type { SessionClaims } from '../session-token.service.js';
 import { SessionTokenService } from '../session-token.service.js';
-import { bearerToken, type CredentialRequest } from './session-credentials.js';
-import { SessionPrincipals } from './session-principals.js';
+import { bearerToken } from './session-credentials.js';
+import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
-/** passport-custom strategy 'jwt': a session token in `Authorization: Bearer <jwt>`. */
+/** A session token in `Authorization: Bearer <jwt>`. */
 @Injectable()
 export class JwtHeaderStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    private readonly tokens: SessionTokenService,
+    tokens: SessionTokenService,
     private readonly sessions: SessionPrincipals,
   ) {
-    super();
+    super({ jwtFromRequest: bearerToken, ...sessionTokenVerification(tokens) });
   }
 
-  validate(request: CredentialRequest): Promise<Principal> {
-    const token = bearerToken(request);
-    if (token === null) throw AuthErrors.invalidToken();
-    return this.sessions.principalOf(this.tokens.verify(token));
+  validate(claims: SessionClaims): Promise<Principal> {
+    return this.sessions.principalOf(claims);
   }
 }

@@ -1,19 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { Strategy } from 'passport-custom';
+import { Strategy } from 'passport-jwt';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { AuthErrors } from '../auth.errors.js';
 import { isAllowedCookieRequest, webOrigin, type OriginCheckRequest } from '../guards/csrf-origin.js';
 import type { Principal } from '../principal.js';
-import { SessionTokenService } from '../session-token.service.js';
-import { sessionCookieToken, type CredentialRequest } from './session-credentials.js';
-import { SessionPrincipals } from './session-principals.js';
+import { SessionTokenService, type SessionClaims } from '../session-token.service.js';
+import { sessionCookieToken } from './session-credentials.js';
+import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
 /**
- * passport-custom strategy 'session-cookie': a session token in the `tg_session` cookie (only when no
- * Authorization header is sent). A browser sends the cookie on its own, so a write authenticated by it must also
- * come from an allowed origin (CSRF).
+ * A session token in the `tg_session` cookie (only when no Authorization header is sent). A browser sends the
+ * cookie on its own, so a write authenticated by it must also come from an allowed origin (CSRF).
  */
 @Injectable()
 export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-cookie') {
@@ -21,19 +20,21 @@ export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-c
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly tokens: SessionTokenService,
+    tokens: SessionTokenService,
     private readonly sessions: SessionPrincipals,
   ) {
-    super();
+    super({
+      jwtFromRequest: sessionCookieToken,
+      passReqToCallback: true as const,
+      ...sessionTokenVerification(tokens),
+    });
     this.allowedOrigins = new Set(
       [...config.corsOrigins, config.authUri].flatMap((url) => webOrigin(url) ?? []),
     );
   }
 
-  async validate(request: CredentialRequest & OriginCheckRequest): Promise<Principal> {
-    const token = sessionCookieToken(request);
-    if (token === null) throw AuthErrors.missingCredentials();
-    const principal = await this.sessions.principalOf(this.tokens.verify(token));
+  async validate(request: OriginCheckRequest, claims: SessionClaims): Promise<Principal> {
+    const principal = await this.sessions.principalOf(claims);
     if (!isAllowedCookieRequest(request, this.allowedOrigins)) throw AuthErrors.csrfOriginMismatch();
     return principal;
   }

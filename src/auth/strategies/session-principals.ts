@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Algorithm } from 'jsonwebtoken';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { checksumAddress, isWalletAddress } from '../../common/address/wallet-address.js';
@@ -6,9 +7,34 @@ import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 import { ALL_SCOPES } from '../scopes.js';
 import { SessionRevocations } from '../session-revocations.service.js';
-import type { SessionClaims } from '../session-token.service.js';
+import {
+  JWT_ALGORITHM,
+  JWT_AUDIENCE,
+  JWT_ISSUER,
+  SessionTokenService,
+  type SessionClaims,
+} from '../session-token.service.js';
 
-/** The principal of a session token whose signature and expiry were checked (SessionTokenService.verify). */
+/**
+ * How passport-jwt verifies a session token, wherever it arrives: HS256 only, issuer and audience pinned. The key
+ * is a KeyObject, which jsonwebtoken uses as it is; @types/passport-jwt only lists string and Buffer, and either of
+ * those makes jsonwebtoken try to parse the secret as a PEM key (and fail) on every request.
+ */
+export function sessionTokenVerification(tokens: SessionTokenService): {
+  secretOrKey: Buffer;
+  algorithms: Algorithm[];
+  issuer: string;
+  audience: string;
+} {
+  return {
+    secretOrKey: tokens.key as unknown as Buffer,
+    algorithms: [JWT_ALGORITHM],
+    issuer: JWT_ISSUER,
+    audience: JWT_AUDIENCE,
+  };
+}
+
+/** The principal of a session token whose signature and expiry passport-jwt has checked. */
 @Injectable()
 export class SessionPrincipals {
   constructor(
