@@ -11,12 +11,13 @@ import {
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './config/app-config.js';
-import { ApiError } from './common/errors/api-error.js';
-import { exceedsDepth, MAX_JSON_DEPTH } from './common/http/json-depth.js';
+import { answerClientError, answerFrameworkError } from './common/http/framework-errors.js';
+import { bodyProblem } from './common/http/request-body.js';
 import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
 import { ResponseBatcher } from './common/http/response-batcher.js';
 import { requestId } from './common/http/request-id.js';
+import { UnexpectedBodyInterceptor } from './common/validation/unexpected-body.interceptor.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -65,6 +66,8 @@ async function buildApp(
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -74,25 +77,22 @@ async function buildApp(
   });
   const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));
   fastify.addHook('onSend', (_request, _reply, payload, done) => batcher.defer(done, payload));
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    if (exceedsDepth(request.body)) {
-      done(ApiError.badRequest('body_too_deep', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`));
-      return;
-    }
-    done();
-  });
-  // Bodies are JSON only: without this, Fastify would hand a text/plain body to the handlers as a string.
+  fastify.addHook('preValidation', (request, _reply, done) => done(bodyProblem(request.body)));
+  // Bodies are JSON only (Fastify's own parser; `bodyParser: false` below keeps Nest from adding a form parser):
+  // any other content type is 415. Without this, Fastify would hand a text/plain body to the handlers as a string.
   fastify.removeContentTypeParser('text/plain');
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),
     abortOnError: false,
+    bodyParser: false,
     preview,
   });
   // Parses the Cookie header into request.cookies (the session cookie strategy) and gives reply.setCookie.
   await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
   app.useGlobalPipes(createValidationPipe());
+  app.useGlobalInterceptors(new UnexpectedBodyInterceptor());
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: [...config.corsOrigins], credentials: true });
   }

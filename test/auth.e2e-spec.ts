@@ -420,13 +420,15 @@ describe('wallet login (EOA) and sessions', () => {
       expect(response.body).toEqual({ error: expect.any(String), details: { code: 'payload_too_large' } });
     });
 
-    it('answers a non-JSON body with 400', async () => {
-      const response = await api.post('/auth/nonce', {
-        body: 'address=0x1',
-        headers: { 'content-type': 'text/plain' },
-      });
-      expect(response.status).toBe(400);
-      expect(response.body.details.code).toBe('unsupported_media_type');
+    it('answers a non-JSON body with 415', async () => {
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const response = await api.post('/auth/nonce', {
+          body: 'address=0x52908400098527886E0F7030069857D2E4169EE7',
+          headers: { 'content-type': contentType },
+        });
+        expect(response.status).toBe(415);
+        expect(response.body.details.code).toBe('unsupported_media_type');
+      }
     });
 
     it('answers __proto__ pollution attempts with 400', async () => {

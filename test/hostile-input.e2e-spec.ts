@@ -6,6 +6,94 @@ import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, type WalletSession } from './utils/wallet.js';
 
 const RUNS_PER_ROUTE = Number(process.env.HOSTILE_RUNS ?? 40);
+/** Requests per route (and credential) carrying control characters in known fields: well over 5 000 in all. */
+const CONTROL_RUNS_PER_ROUTE = Number(process.env.HOSTILE_CONTROL_RUNS ?? 200);
+/** Requests in flight at once, over keep-alive connections (fetch's pool): enough to overlap, not to swamp. */
+const CONCURRENCY = 8;
+
+/** Every C0 control, DEL and a few C1 controls and separators: NUL among them, and as often as the others together. */
+const CONTROL_CHARACTERS = [
+  ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)),
+  '\u007f',
+  '\u0080',
+  '\u0085',
+  '\u009f',
+  '\u2028',
+];
+const controlCharacter = fc.oneof(fc.constant('\u0000'), fc.constantFrom(...CONTROL_CHARACTERS));
+
+const UUID = '3f6c2a9e-1b7d-4c52-8e0a-5d9b7f1c2e34';
+const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+/**
+ * A plausible value for every field of every request DTO and query, so that a control character injected into one
+ * reaches that field's own validation. URLs point at loopback, refused without any DNS lookup.
+ */
+const PLAUSIBLE: Record<string, unknown> = {
+  address: ADDRESS,
+  label: 'billing backend',
+  description: 'Billing backend',
+  url: 'https://127.0.0.1:9/in',
+  scopes: ['READ_ONLY'],
+  events: ['subscription.renewed'],
+  id: UUID,
+  webhookId: UUID,
+  signature: `0x${'ab'.repeat(65)}`,
+  message:
+    'localhost:3000 wants you to sign in with your Ethereum account:\n' + ADDRESS + '\n\nNonce: abcdefgh',
+  payment: { txHash: `0x${'cd'.repeat(32)}` },
+  immediate: true,
+  enabled: true,
+  rotateSecret: false,
+  limit: '10',
+};
+const FIELDS = Object.keys(PLAUSIBLE);
+
+/** Puts control characters somewhere into a string (start, middle, end, several). */
+const injectedInto = (text: string) =>
+  fc
+    .tuple(fc.nat({ max: text.length }), fc.array(controlCharacter, { minLength: 1, maxLength: 3 }))
+    .map(([at, controls]) => text.slice(0, at) + controls.join('') + text.slice(at));
+
+/** The plausible value of a field with control characters in its text (in an element or a nested field). */
+function tainted(field: string): fc.Arbitrary<unknown> {
+  const value = PLAUSIBLE[field];
+  if (typeof value === 'string') return injectedInto(value);
+  if (Array.isArray(value)) return injectedInto(String(value[0])).map((item) => [item]);
+  if (field === 'payment')
+    return injectedInto(String((value as { txHash: string }).txHash)).map((txHash) => ({ txHash }));
+  return injectedInto(String(value));
+}
+
+/** Objects of known fields, at least one of them carrying control characters, the others plausible. */
+const taintedFields: fc.Arbitrary<Record<string, unknown>> = fc
+  .tuple(fc.uniqueArray(fc.constantFrom(...FIELDS), { minLength: 1, maxLength: 4 }), fc.nat())
+  .chain(([fields, pick]) => {
+    const dirty = fields[pick % fields.length]!;
+    return fc.record(
+      Object.fromEntries(
+        fields.map((field) => [
+          field,
+          field === dirty ? tainted(field) : fc.oneof(fc.constant(PLAUSIBLE[field]), tainted(field)),
+        ]),
+      ),
+    );
+  });
+
+const hasNul = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? value.includes('\u0000')
+    : typeof value === 'object' && value !== null
+      ? Object.entries(value).some(([key, child]) => key.includes('\u0000') || hasNul(child))
+      : false;
+
+/** Runs `tasks` with at most `limit` in flight. */
+async function inPool<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+}
 
 const nasty = [
   "' OR 1=1; --",
@@ -132,9 +220,72 @@ describe('hostile input on every route', () => {
   const pathOf = (route: RouteEntry, idValue = '00000000-0000-4000-8000-000000000000') =>
     route.path.replace(/:[A-Za-z]+/g, encodeURIComponent(idValue));
 
+  /** Sends one request and checks its answer; `http` itself refuses an error object without its request id. */
+  const probe = async (
+    label: string,
+    method: string,
+    path: string,
+    options: { token?: string; body?: string; headers?: Record<string, string> },
+    expectStatus?: number,
+  ): Promise<void> => {
+    try {
+      const response = await http(t.url).send(method, path, options);
+      check(label, response.status, response.body);
+      if (expectStatus !== undefined && response.status !== expectStatus) {
+        problems.push(`${label} → ${response.status}, expected ${expectStatus}`);
+      }
+    } catch (error) {
+      sent++;
+      problems.push(`${label} → ${(error as Error).message.slice(0, 200)}`);
+    }
+  };
+
+  /** Logs in again when a route of the run (logout, sign-out-everywhere) ended the session. */
+  const ensureSession = async (): Promise<void> => {
+    const alive = await http(t.url).get('/auth/session', { token: session.token });
+    if (alive.status !== 200) session = await login(t.url);
+  };
+
+  it('refuses control characters in every known field of every route: never 5xx, NUL always 400', async () => {
+    for (const route of routes) {
+      await ensureSession();
+      const samples = fc.sample(
+        fc.record({
+          fields: taintedFields,
+          idValue: fc.oneof(injectedInto(UUID), injectedInto('x')),
+          credentialed: fc.boolean(),
+        }),
+        { numRuns: CONTROL_RUNS_PER_ROUTE, seed: 20261124 },
+      );
+      await inPool(samples, CONCURRENCY, async ({ fields, idValue, credentialed }) => {
+        const token = route.public || !credentialed ? undefined : session.token;
+        const hasBody = route.method !== 'GET';
+        const search = new URLSearchParams();
+        if (!hasBody) {
+          for (const [key, value] of Object.entries(fields)) {
+            search.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+          }
+        }
+        const query = search.size > 0 ? `?${search.toString()}` : '';
+        const path = `${pathOf(route, route.path.includes(':') ? idValue : undefined)}${query}`;
+        const body = hasBody ? JSON.stringify(fields) : undefined;
+        await probe(
+          `${route.method} ${route.path} ${JSON.stringify(path.slice(0, 100))} body=${body?.slice(0, 160)}`,
+          route.method,
+          path,
+          { token, body, headers: { 'content-type': 'application/json' } },
+          // The body check runs before authentication: a NUL anywhere in a body is 400 for everyone.
+          hasBody && hasNul(fields) ? 400 : undefined,
+        );
+      });
+    }
+    expect(problems).toEqual([]);
+  }, 600_000);
+
   it('answers generated bad bodies, queries and path values with 4xx and the error object, never 5xx', async () => {
     const api = http(t.url);
     for (const route of routes) {
+      await ensureSession();
       const tokens = route.public ? [undefined] : [undefined, session.token];
       await fc.assert(
         fc.asyncProperty(
@@ -167,8 +318,101 @@ describe('hostile input on every route', () => {
     expect(problems).toEqual([]);
   }, 240_000);
 
+  it('takes only JSON objects with known fields: null, arrays, scalars and extra fields are 400', async () => {
+    const api = http(t.url);
+    const own = await login(t.url);
+    const codeOf = async (method: string, path: string, body: string | undefined, token = own.token) => {
+      const response = await api.send(method, path, {
+        token,
+        body,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      });
+      return `${response.status} ${response.body?.details?.code ?? ''}`.trim();
+    };
+    for (const path of ['/subscriptions/renew', '/subscriptions/cancel', '/webhooks/test', '/auth/logout']) {
+      for (const body of ['null', '[]', '[{}]', '"text"', '0', 'true']) {
+        expect({ path, body, answer: await codeOf('POST', path, body) }).toEqual({
+          path,
+          body,
+          answer: '400 body_not_object',
+        });
+      }
+    }
+    // Routes without a body take none, or {}; any field is unknown to them.
+    expect(await codeOf('POST', '/auth/logout', '{"everywhere":true}')).toBe('400 validation_failed');
+    expect(await codeOf('POST', `/webhooks/deliveries/${UUID}/retry`, '{"force":true}')).toBe(
+      '400 validation_failed',
+    );
+    expect(await codeOf('POST', `/webhooks/deliveries/${UUID}/retry`, '{}')).toBe(
+      '404 webhook_delivery_not_found',
+    );
+    expect(await codeOf('POST', `/webhooks/deliveries/${UUID}/retry`, undefined)).toBe(
+      '404 webhook_delivery_not_found',
+    );
+    expect(await codeOf('POST', '/auth/logout', '{}')).toBe('200');
+  });
+
+  it('refuses NUL and other control characters in labels and descriptions with 400, naming the field', async () => {
+    const api = http(t.url);
+    await ensureSession();
+    for (const control of ['\u0000', '\u0001', '\t', '\n', '\u001b', '\u007f', '\u0085']) {
+      const key = await api.post('/api-keys', {
+        token: session.token,
+        body: { label: `billing${control}backend`, scopes: ['READ_ONLY'] },
+      });
+      expect({ control, status: key.status, code: key.body.details.code }).toEqual({
+        control,
+        status: 400,
+        code: 'validation_failed',
+      });
+      expect(key.body.details.fields.map((f: { field: string }) => f.field)).toEqual(['label']);
+      const webhook = await api.post('/webhooks', {
+        token: session.token,
+        body: { url: 'https://127.0.0.1:9/in', description: `billing${control}` },
+      });
+      expect({ control, status: webhook.status, code: webhook.body.details.code }).toEqual({
+        control,
+        status: 400,
+        code: 'validation_failed',
+      });
+      expect(webhook.body.details.fields.map((f: { field: string }) => f.field)).toContain('description');
+    }
+    const plain = await api.post('/api-keys', {
+      token: session.token,
+      body: { label: 'Überweisung – 請求 🚀', scopes: ['READ_ONLY'] },
+    });
+    expect(plain.status).toBe(200);
+  });
+
+  it('refuses forms, multipart and text bodies with 415, and malformed URLs with the error object', async () => {
+    const api = http(t.url);
+    await ensureSession();
+    for (const [contentType, raw] of rawBodies.filter(([type]) => !type.startsWith('application/json'))) {
+      const response = await api.post('/api-keys', {
+        token: session.token,
+        body: raw,
+        headers: { 'content-type': contentType },
+      });
+      expect({ contentType, status: response.status, code: response.body.details.code }).toEqual({
+        contentType,
+        status: 415,
+        code: 'unsupported_media_type',
+      });
+    }
+    // Answered by Fastify's router before any hook: still the error object with its request id (checked by http).
+    const badUrl = await api.get('/%zz');
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body.details.code).toBe('bad_request');
+    const longParam = await api.post(`/webhooks/deliveries/${'a'.repeat(300)}/retry`, {
+      token: session.token,
+    });
+    expect(longParam.status).toBe(414);
+    expect(longParam.body.details.code).toBe('uri_too_long');
+  });
+
   it('answers raw hostile payloads and content types with 4xx and the error object', async () => {
     const api = http(t.url);
+    await ensureSession();
     for (const route of routes.filter((entry) => entry.method !== 'GET')) {
       for (const [contentType, raw] of rawBodies) {
         const response = await api.send(route.method, pathOf(route), {
@@ -221,6 +465,30 @@ describe('hostile input on every route', () => {
         `POST /auth/nonce HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n{}`,
       ],
       ['garbage request line', `\u0000\u0001 / HTTP/9.9\r\n\r\n`],
+      ['NUL in the path', `GET /he\u0000alth HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`],
+      [
+        'control character in a header value',
+        `GET /health HTTP/1.1\r\nHost: ${host}\r\nX-Note: a\u0001b\r\nConnection: close\r\n\r\n`,
+      ],
+      [
+        'raw bytes in the query',
+        Buffer.from(
+          `GET /subscriptions/status?address=\u00ff\u00fe HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+          'latin1',
+        ),
+      ],
+      [
+        'percent-encoded garbage in the query',
+        `GET /subscriptions/status?address=%zz%%00&%00=%ff%fe HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      ],
+      [
+        'percent-encoded invalid UTF-8 and NUL in a path parameter',
+        `POST /webhooks/deliveries/%ff%fe%00/retry HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+      ],
+      [
+        'malformed percent-encoding in the path',
+        `GET /%zz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      ],
     ];
     for (const [label, request] of cases) {
       const response = await Promise.race([
@@ -231,6 +499,14 @@ describe('hostile input on every route', () => {
       ]);
       sent++;
       if (response.status >= 500) problems.push(`${label} → ${response.status}`);
+      // Even a request Node's parser refused gets the error object and a request id.
+      if (response.status >= 400) {
+        const requestId = /^x-request-id: (\S+)$/im.exec(response.text)?.[1];
+        const body = response.text.slice(response.text.indexOf('\r\n\r\n') + 4);
+        if (!requestId || !body.includes(`"requestId":"${requestId}"`) || !body.includes('"code":')) {
+          problems.push(`${label} → ${response.status} without the error object: ${body.slice(0, 120)}`);
+        }
+      }
       expect(response.text).not.toMatch(/^Injected: yes/m);
       expect(response.text).not.toMatch(/^Set-Cookie: x=1/m);
     }

@@ -558,7 +558,7 @@ export interface components {
         };
         CreateApiKeyDto: {
             /**
-             * @description Free-text name of the key.
+             * @description Free-text name of the key: one line, no control characters.
              * @example billing backend
              */
             label: string;
@@ -914,7 +914,7 @@ export interface components {
         };
         SaveWebhookDto: {
             /**
-             * @description Free text for the owner. Kept as it is on update when omitted; null clears it.
+             * @description Free text for the owner, one line without control characters. Kept as it is on update when omitted; null clears it.
              * @example Billing backend
              */
             description?: string | null;
@@ -1542,7 +1542,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1552,7 +1552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -1583,6 +1583,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1615,7 +1645,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1625,7 +1655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -1656,6 +1686,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1742,7 +1802,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1752,7 +1812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -1798,6 +1858,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "api_key_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1884,7 +1974,7 @@ export interface operations {
                     "application/json": components["schemas"]["NonceResponseDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1894,7 +1984,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1983,7 +2103,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1993,7 +2113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2009,6 +2129,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "challenge_not_found" | "invalid_signature" | "signature_unverifiable";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2135,7 +2285,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2145,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused";
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2206,6 +2356,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "idempotency_in_progress";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2364,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `payment_not_expected`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `payment_not_expected`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2374,7 +2554,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "payment_not_expected";
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "payment_not_expected" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2435,6 +2615,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2608,7 +2818,7 @@ export interface operations {
                     "application/json": components["schemas"]["SavedWebhookDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `webhook_url_invalid`, `webhook_url_forbidden`, `webhook_url_unresolvable`, `webhook_url_taken`, `webhook_limit_reached`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `webhook_url_invalid`, `webhook_url_forbidden`, `webhook_url_unresolvable`, `webhook_url_taken`, `webhook_limit_reached`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2618,7 +2828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "webhook_url_invalid" | "webhook_url_forbidden" | "webhook_url_unresolvable" | "webhook_url_taken" | "webhook_limit_reached";
+                            code: "validation_failed" | "invalid_json" | "webhook_url_invalid" | "webhook_url_forbidden" | "webhook_url_unresolvable" | "webhook_url_taken" | "webhook_limit_reached" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2664,6 +2874,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "webhook_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2872,7 +3112,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestWebhookResponseDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2882,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2928,6 +3168,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "webhook_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };

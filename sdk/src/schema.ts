@@ -559,7 +559,7 @@ export interface components {
         };
         CreateApiKeyDto: {
             /**
-             * @description Free-text name of the key.
+             * @description Free-text name of the key: one line, no control characters.
              * @example billing backend
              */
             label: string;
@@ -915,7 +915,7 @@ export interface components {
         };
         SaveWebhookDto: {
             /**
-             * @description Free text for the owner. Kept as it is on update when omitted; null clears it.
+             * @description Free text for the owner, one line without control characters. Kept as it is on update when omitted; null clears it.
              * @example Billing backend
              */
             description?: string | null;
@@ -1543,7 +1543,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1553,7 +1553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -1584,6 +1584,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1616,7 +1646,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1626,7 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -1657,6 +1687,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1743,7 +1803,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1753,7 +1813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -1799,6 +1859,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "api_key_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1885,7 +1975,7 @@ export interface operations {
                     "application/json": components["schemas"]["NonceResponseDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1895,7 +1985,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1984,7 +2104,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1994,7 +2114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2010,6 +2130,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "challenge_not_found" | "invalid_signature" | "signature_unverifiable";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2136,7 +2286,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2146,7 +2296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused";
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2207,6 +2357,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "idempotency_in_progress";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2365,7 +2545,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `payment_not_expected`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `payment_not_expected`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2375,7 +2555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "payment_not_expected";
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "payment_not_expected" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2436,6 +2616,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2609,7 +2819,7 @@ export interface operations {
                     "application/json": components["schemas"]["SavedWebhookDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `webhook_url_invalid`, `webhook_url_forbidden`, `webhook_url_unresolvable`, `webhook_url_taken`, `webhook_limit_reached`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `webhook_url_invalid`, `webhook_url_forbidden`, `webhook_url_unresolvable`, `webhook_url_taken`, `webhook_limit_reached`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2619,7 +2829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "webhook_url_invalid" | "webhook_url_forbidden" | "webhook_url_unresolvable" | "webhook_url_taken" | "webhook_limit_reached";
+                            code: "validation_failed" | "invalid_json" | "webhook_url_invalid" | "webhook_url_forbidden" | "webhook_url_unresolvable" | "webhook_url_taken" | "webhook_limit_reached" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2665,6 +2875,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "webhook_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2873,7 +3113,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestWebhookResponseDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2883,7 +3123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json";
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2929,6 +3169,36 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "webhook_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };

@@ -3,6 +3,7 @@ import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } fro
 import * as yaml from 'js-yaml';
 import { ApiKeyCreatedEventDto, ApiKeyRevokedEventDto } from '../api-keys/dto/api-key-webhook-events.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
+import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/http/error-response.dto.js';
 import { REQUEST_ID } from '../common/http/request-id.js';
 import {
@@ -31,6 +32,9 @@ and receive a 24-hour JWT, returned in the body and set as the HTTP-only \`${SES
 integrations use API keys (\`tg_…\`) in the same \`Authorization: Bearer\` header.
 
 Every error is \`{"error": "<message>", "details": {"code": "<stable_code>", ...}}\`. Every success is 200.
+Request bodies are JSON objects (\`Content-Type: application/json\`, at most 64 KiB) with only the documented
+fields: anything else is 400, another content type 415. An operation without a documented body takes none, or
+\`{}\`. No text field accepts a NUL character.
 Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope.`;
 
 const REQUEST_ID_DESCRIPTION =
@@ -174,6 +178,45 @@ function withPublicSecurity(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/** Refusals of any JSON body, whatever the route (app.ts, `bodyProblem`), by status. */
+const BODY_ERRORS: ReadonlyArray<[status: ErrorStatus, codes: string[]]> = [
+  [400, ['invalid_json', 'body_not_object', 'body_too_deep']],
+  [413, ['payload_too_large']],
+  [415, ['unsupported_media_type']],
+];
+
+/**
+ * Every operation with a request body: its 400 lists the body-level codes, and 413 (over 64 KiB) and 415 (not
+ * `application/json`: forms, multipart, text) are documented, each `details.code` an enum like the route's own.
+ * Done here, once, so a new route cannot miss them.
+ */
+function withBodyErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['put', 'post', 'delete', 'patch'] as const) {
+      const operation = path[method];
+      if (!operation?.requestBody) continue;
+      for (const [status, codes] of BODY_ERRORS) {
+        const existing = operation.responses[status];
+        operation.responses[status] = {
+          ...existing,
+          ...errorResponse(status, [...declaredCodes(existing), ...codes]),
+        };
+      }
+    }
+  }
+  return document;
+}
+
+/** The `details.code` enum of an error response written by ApiErrors. */
+function declaredCodes(response: unknown): string[] {
+  const schema = (response as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.[
+    'application/json'
+  ]?.schema as
+    | { allOf?: Array<{ properties?: { details?: { properties?: { code?: { enum?: string[] } } } } }> }
+    | undefined;
+  return schema?.allOf?.[1]?.properties?.details?.properties?.code?.enum ?? [];
+}
+
 /** Builds the OpenAPI document of an initialised (not necessarily listening) app, with sorted keys. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -217,7 +260,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
-  const complete = withWebhooks(withPublicSecurity(withRequestIds(document)));
+  const complete = withWebhooks(withPublicSecurity(withRequestIds(withBodyErrors(document))));
   withExplicitNulls(complete.components);
   return sortKeys(complete) as OpenAPIObject;
 }

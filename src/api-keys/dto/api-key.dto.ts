@@ -11,17 +11,19 @@ import {
   Length,
 } from 'class-validator';
 import { SCOPES, type Scope } from '../../auth/scopes.js';
+import { IsPlainText } from '../../common/validation/plain-text.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({
     minLength: 1,
     maxLength: 100,
     example: 'billing backend',
-    description: 'Free-text name of the key.',
+    description: 'Free-text name of the key: one line, no control characters.',
   })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, 100)
+  @IsPlainText()
   label: string;
 
   @ApiProperty({

@@ -9,10 +9,11 @@ const MEANING: Record<number, string> = {
   404: 'Not found',
   409: 'Conflict',
   413: 'Request body over 64 KiB',
+  415: 'Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused',
   503: 'A dependency could not be reached; nothing was changed',
 };
 
-type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 503;
 
 /** The error codes declared so far on one handler, by status: every ApiErrors on a route adds to them. */
 const ERROR_CODES = 'tollgate:error-codes';
@@ -37,6 +38,17 @@ function errorSchema(codes: readonly string[]): Record<string, unknown> {
   };
 }
 
+function errorResponseParts(status: ErrorStatus, codes: readonly string[]) {
+  const listed = codes.map((code) => `\`${code}\``).join(', ');
+  return { description: `${MEANING[status]}. \`details.code\`: ${listed}.`, schema: errorSchema(codes) };
+}
+
+/** An error response as it appears in the built document (for additions made after the routes are read). */
+export function errorResponse(status: ErrorStatus, codes: readonly string[]) {
+  const { description, schema } = errorResponseParts(status, [...new Set(codes)]);
+  return { description, content: { 'application/json': { schema } } };
+}
+
 /**
  * Documents a route's error responses with the interface's error object and the `details.code` values each status
  * can carry, e.g. `@ApiErrors({ 400: ['validation_failed'], 401: ['invalid_signature'] })`. Several ApiErrors on
@@ -51,10 +63,8 @@ export function ApiErrors(codes: Partial<Record<ErrorStatus, string[]>>): Method
     for (const [status, list] of Object.entries(codes)) {
       const merged = [...new Set([...(declared[status] ?? []), ...list])];
       declared[status] = merged;
-      responses[status] = {
-        description: `${MEANING[Number(status)]}. \`details.code\`: ${merged.map((code) => `\`${code}\``).join(', ')}.`,
-        schema: errorSchema(merged),
-      };
+      const { description, schema } = errorResponseParts(Number(status) as ErrorStatus, merged);
+      responses[status] = { description, schema };
     }
     Reflect.defineMetadata(ERROR_CODES, declared, handler);
     Reflect.defineMetadata(DECORATORS.API_RESPONSE, responses, handler);

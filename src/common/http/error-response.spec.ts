@@ -37,6 +37,25 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(new HttpException('x', 413, { cause: tooLarge })).status).toBe(413);
   });
 
+  it("answers Fastify's own refusals with their 4xx status: 415 for a body that is not JSON", () => {
+    const fastifyError = (code: string, statusCode: number) =>
+      Object.assign(new Error('detail from fastify'), { code, statusCode });
+    expect(toErrorResponse(fastifyError('FST_ERR_CTP_INVALID_MEDIA_TYPE', 415))).toMatchObject({
+      status: 415,
+      body: { details: { code: 'unsupported_media_type' } },
+    });
+    expect(toErrorResponse(fastifyError('FST_ERR_BAD_URL', 400))).toMatchObject({
+      status: 400,
+      body: { details: { code: 'bad_request' } },
+    });
+    expect(toErrorResponse(fastifyError('FST_ERR_SOMETHING_NEW', 414))).toEqual({
+      status: 414,
+      body: { error: 'Malformed request', details: { code: 'uri_too_long' } },
+      unexpected: false,
+    });
+    expect(toErrorResponse(fastifyError('FST_ERR_SOMETHING_BROKEN', 500)).status).toBe(500);
+  });
+
   it('answers an unreachable database with a bare 500: 503 is reserved to /health (CONTRACT.md section 1)', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect(toErrorResponse(refused)).toMatchObject({

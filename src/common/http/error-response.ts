@@ -21,8 +21,12 @@ const STATUS_CODES: Record<number, string> = {
   404: 'not_found',
   405: 'method_not_allowed',
   409: 'conflict',
+  408: 'request_timeout',
   413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
   429: 'rate_limited',
+  431: 'headers_too_large',
   503: 'service_unavailable',
 };
 
@@ -44,7 +48,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
     message: 'Request body is empty but content-type is application/json',
   },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-    status: 400,
+    status: 415,
     code: 'unsupported_media_type',
     message: 'Request bodies must be JSON (content-type: application/json)',
   },
@@ -76,10 +80,27 @@ function fastifyError(error: unknown): ErrorResponse | undefined {
     };
   }
   // JSON syntax errors and prototype-poisoning rejections from the body parser carry a 400 status.
-  if (statusCode === 400 && (name === 'SyntaxError' || typeof code === 'string')) {
+  if (
+    statusCode === 400 &&
+    (name === 'SyntaxError' || (typeof code === 'string' && !code.startsWith('FST_')))
+  ) {
     return {
       status: 400,
       body: { error: 'Request body is not valid JSON', details: { code: 'invalid_json' } },
+      unexpected: false,
+    };
+  }
+  // Any other refusal of Fastify's own (router, parsers): its 4xx status, never a 500.
+  if (
+    typeof code === 'string' &&
+    code.startsWith('FST_') &&
+    typeof statusCode === 'number' &&
+    statusCode >= 400 &&
+    statusCode < 500
+  ) {
+    return {
+      status: statusCode,
+      body: { error: 'Malformed request', details: { code: STATUS_CODES[statusCode] ?? 'bad_request' } },
       unexpected: false,
     };
   }

@@ -11,6 +11,7 @@ import {
   IsUUID,
   MaxLength,
 } from 'class-validator';
+import { IsPlainText } from '../../common/validation/plain-text.js';
 import { EVENT_TYPES } from '../../events/event-types.js';
 import { WEBHOOK_URL_MAX_LENGTH } from '../delivery/webhook-url.guard.js';
 import { WEBHOOK_DISABLED_REASONS, type WebhookDisabledReason } from '../webhook-endpoint.entity.js';
@@ -77,11 +78,13 @@ export class SaveWebhookDto {
     type: String,
     maxLength: 500,
     example: 'Billing backend',
-    description: 'Free text for the owner. Kept as it is on update when omitted; null clears it.',
+    description:
+      'Free text for the owner, one line without control characters. Kept as it is on update when omitted; null clears it.',
   })
   @IsOptional()
   @IsString()
   @MaxLength(500)
+  @IsPlainText()
   description?: string | null;
 
   @ApiProperty({
