@@ -1,57 +1,214 @@
+import { readFileSync } from 'node:fs';
+import * as yaml from 'js-yaml';
 import {
   apiKey,
   createTollgateClient,
   isTollgateError,
   sessionToken,
+  signIn,
   TollgateError,
   unwrap,
+  verifyWebhook,
+  WebhookVerificationError,
   type TollgateClient,
+  type TollgateClientOptions,
 } from '../sdk/src/index.js';
+import { Receiver } from './utils/receiver.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
-import { login, type WalletSession } from './utils/wallet.js';
+import { newWallet } from './utils/wallet.js';
 
-/** The generated client (sdk/) against the real service: every call typed from docs/openapi.yaml. */
+/** Every operation of docs/openapi.yaml, as openapi-fetch names it: `GET /webhooks/deliveries`. */
+function documentedOperations(): string[] {
+  const document = yaml.load(readFileSync('docs/openapi.yaml', 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/**
+ * The generated client (sdk/) against the real service: each call typed from docs/openapi.yaml, every operation
+ * of that document called at least once (the last test checks), sign-in through `signIn` and a delivered webhook
+ * checked with `verifyWebhook`.
+ */
 describe('@tollgate/client against the service', () => {
+  const operatorWallet = newWallet();
+  const called = new Set<string>();
   let t: TestApp;
-  let owner: WalletSession;
+  let receiver: Receiver;
+  let connect: (options?: Omit<TollgateClientOptions, 'baseUrl'>) => TollgateClient;
+  let owner: Awaited<ReturnType<typeof signIn>>;
   let asOwner: TollgateClient;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { WEBHOOK_WORKERS: 'false' } });
-    owner = await login(t.url);
-    asOwner = createTollgateClient({
-      baseUrl: t.url,
-      credential: sessionToken(owner.token, owner.expiresAt),
+    t = await startTestApp({
+      env: {
+        WEBHOOK_WORKERS: 'false',
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        OPERATOR_ADDRESSES: operatorWallet.address,
+      },
     });
+    receiver = await Receiver.start();
+    connect = (options = {}) => {
+      const client = createTollgateClient({ ...options, baseUrl: t.url });
+      client.use({
+        onRequest({ request, schemaPath }) {
+          called.add(`${request.method} ${schemaPath}`);
+        },
+      });
+      return client;
+    };
+    owner = await signIn(connect(), newWallet());
+    asOwner = connect({ credential: owner });
   });
-  afterAll(() => t.close());
-
-  it('reads the health without a credential', async () => {
-    const health = await unwrap(createTollgateClient({ baseUrl: t.url }).GET('/health'));
-    expect(health.status).toBe('ok');
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
   });
 
-  it('creates a key with a session, then reads a status and renews with it', async () => {
-    const created = await unwrap(
-      asOwner.POST('/api-keys', { body: { label: 'sdk', scopes: ['SUBSCRIPTIONS_MANAGE'] } }),
+  it('signs in with a viem account: a session credential with its expiry, accepted by the service', async () => {
+    expect(owner.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(owner.expiresAt.getTime()).toBeGreaterThan(Date.now() + 23 * 3600_000);
+    const session = await unwrap(asOwner.GET('/auth/session'));
+    expect(session).toMatchObject({ address: owner.address, via: 'jwt', operator: false });
+  });
+
+  it('reads the health, liveness and readiness without a credential', async () => {
+    const anonymous = connect();
+    expect((await unwrap(anonymous.GET('/health'))).status).toBe('ok');
+    expect((await unwrap(anonymous.GET('/health/live'))).status).toBe('ok');
+    expect((await unwrap(anonymous.GET('/health/ready'))).status).toBe('ok');
+  });
+
+  it('reads the plan, renews, cancels and reads status and history (own address by default)', async () => {
+    const plan = await unwrap(connect().GET('/subscriptions/plan'));
+    expect(plan).toMatchObject({ gateway: 'free', erc20: null });
+
+    const none = await unwrap(asOwner.GET('/subscriptions/status'));
+    expect(none).toMatchObject({ address: owner.address, status: 'none', active: false });
+    const renewed = await unwrap(
+      asOwner.POST('/subscriptions/renew', {
+        body: {},
+        params: { header: { 'Idempotency-Key': 'sdk-renew-1' } },
+      }),
     );
-    const asKey = createTollgateClient({ baseUrl: t.url, credential: apiKey(created.key) });
-    const before = await unwrap(
-      asKey.GET('/subscriptions/status', { params: { query: { address: owner.address } } }),
-    );
-    expect(before).toMatchObject({ address: owner.address, status: 'none', active: false });
+    expect(renewed).toMatchObject({ status: 'active', active: true });
+    const canceled = await unwrap(asOwner.POST('/subscriptions/cancel', { body: { immediate: false } }));
+    expect(canceled).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
 
-    const renewed = await unwrap(asKey.POST('/subscriptions/renew', { body: {} }));
-    expect(renewed).toMatchObject({ address: owner.address, status: 'active', active: true });
+    const status = await unwrap(
+      asOwner.GET('/subscriptions/status', { params: { query: { address: owner.address } } }),
+    );
+    expect(status.cancelAtPeriodEnd).toBe(true);
+    const history = await unwrap(asOwner.GET('/subscriptions/history'));
+    expect(history.map((event) => event.type)).toEqual(['canceled', 'renewed']);
   });
 
-  it('throws a typed error with the status and details.code of a refusal', async () => {
-    const anonymous = createTollgateClient({ baseUrl: t.url });
+  it('creates keys on both paths, lists them a page at a time, revokes one; a key reads and renews', async () => {
+    const first = await unwrap(
+      asOwner.POST('/api-keys', { body: { label: 'reader', scopes: ['READ_ONLY'] } }),
+    );
+    const second = await unwrap(
+      asOwner.POST('/api-keys/create', { body: { label: 'manager', scopes: ['SUBSCRIPTIONS_MANAGE'] } }),
+    );
+
+    const asReader = connect({ credential: apiKey(first.key) });
+    const read = await unwrap(asReader.GET('/subscriptions/status'));
+    expect(read.address).toBe(owner.address);
+    const asManager = connect({ credential: apiKey(second.key) });
+    expect((await unwrap(asManager.POST('/subscriptions/renew', { body: {} }))).active).toBe(true);
+
+    const page1 = await asOwner.GET('/api-keys/list', { params: { query: { limit: 1 } } });
+    expect(page1.data!.map((key) => key.id)).toEqual([second.id]);
+    const cursor = page1.response.headers.get('x-next-cursor');
+    expect(cursor).toEqual(expect.any(String));
+    const page2 = await asOwner.GET('/api-keys/list', { params: { query: { limit: 1, cursor: cursor! } } });
+    expect(page2.data!.map((key) => key.id)).toEqual([first.id]);
+    expect(page2.response.headers.get('x-next-cursor')).toBeNull();
+
+    const revoked = await unwrap(asOwner.POST('/api-keys/revoke', { body: { id: first.id } }));
+    expect(revoked).toMatchObject({ id: first.id, revoked: true });
+    const refused = await unwrap(asReader.GET('/subscriptions/status')).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 401, code: 'api_key_revoked' });
+  });
+
+  it('configures a webhook, gets a delivery verified by verifyWebhook, re-sends it, then deletes the webhook', async () => {
+    const saved = await unwrap(
+      asOwner.POST('/webhooks', { body: { url: receiver.url, events: ['webhook.test'] } }),
+    );
+    expect(saved.secret).toMatch(/^whsec_/);
+    expect((await unwrap(asOwner.GET('/webhooks'))).map((webhook) => webhook.id)).toEqual([saved.id]);
+
+    const tested = await unwrap(asOwner.POST('/webhooks/test', { body: { id: saved.id } }));
+    expect(tested.deliveries).toMatchObject([{ webhookId: saved.id, success: true, statusCode: 200 }]);
+    const [delivered] = await receiver.waitFor(1);
+    const event = await verifyWebhook(saved.secret!, delivered!.headers, delivered!.body);
+    expect(event.type).toBe('webhook.test');
+    if (event.type === 'webhook.test') expect(event.data.address).toBe(owner.address);
+    await expect(
+      verifyWebhook(saved.secret!, delivered!.headers, delivered!.body.replace('Test', 'Fake')),
+    ).rejects.toBeInstanceOf(WebhookVerificationError);
+
+    const retried = await unwrap(
+      asOwner.POST('/webhooks/deliveries/{id}/retry', {
+        params: { path: { id: tested.deliveries[0]!.deliveryId } },
+      }),
+    );
+    expect(retried.success).toBe(true);
+    const [, again] = await receiver.waitFor(2);
+    expect((await verifyWebhook(saved.secret!, again!.headers, again!.body)).id).toBe(event.id);
+
+    const log = await asOwner.GET('/webhooks/deliveries', {
+      params: { query: { webhookId: saved.id, limit: 1 } },
+    });
+    expect(log.data).toHaveLength(1);
+    const rest = await unwrap(
+      asOwner.GET('/webhooks/deliveries', {
+        params: { query: { cursor: log.response.headers.get('x-next-cursor')! } },
+      }),
+    );
+    expect([...log.data!, ...rest].map((attempt) => attempt.eventId)).toEqual([event.id, event.id]);
+
+    const deleted = await asOwner.DELETE('/webhooks/{id}', { params: { path: { id: saved.id } } });
+    expect(deleted.response.status).toBe(204);
+    expect(await unwrap(asOwner.GET('/webhooks'))).toEqual([]);
+  });
+
+  it('throws typed errors with the status, error and details.code of a refusal', async () => {
+    const anonymous = connect();
     const thrown = await unwrap(
       anonymous.GET('/subscriptions/status', { params: { query: { address: owner.address } } }),
     ).catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(TollgateError);
-    expect(thrown).toMatchObject({ status: 401, code: 'missing_credentials' });
+    expect(thrown).toMatchObject({ status: 401, code: 'missing_credentials', error: expect.any(String) });
     expect(isTollgateError(thrown, 'missing_credentials')).toBe(true);
+    expect((thrown as TollgateError).requestId).toEqual(expect.any(String));
+
+    const badCursor = await unwrap(
+      asOwner.GET('/subscriptions/history', { params: { query: { cursor: 'not-a-cursor' } } }),
+    ).catch((error: unknown) => error);
+    expect(badCursor).toMatchObject({ status: 400, code: 'invalid_cursor' });
+  });
+
+  it('lets an operator act on another address, and ends a session with logout', async () => {
+    const operator = await signIn(connect(), operatorWallet);
+    const asOperator = connect({ credential: sessionToken(operator.token, operator.expiresAt) });
+    const other = await unwrap(
+      asOperator.GET('/subscriptions/history', { params: { query: { address: owner.address, limit: 1 } } }),
+    );
+    expect(other).toHaveLength(1);
+
+    expect(await unwrap(asOperator.POST('/auth/logout'))).toEqual({ revoked: true });
+    const after = await unwrap(asOperator.GET('/auth/session')).catch((error: unknown) => error);
+    expect(after).toMatchObject({ status: 401, code: 'token_revoked' });
+  });
+
+  it('called every operation of docs/openapi.yaml', () => {
+    const missing = documentedOperations().filter((operation) => !called.has(operation));
+    expect(missing).toEqual([]);
   });
 });

@@ -52,7 +52,7 @@ export interface paths {
         };
         /**
          * The caller's API keys, newest first, revoked ones included. Never the secret key.
-         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use (written at most once a minute) and revocation.
+         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use (written at most once a minute) and revocation. Without `limit` or `cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * The subscription's changes, newest first (addition).
-         * @description Renewals, cancels and expiries. An address that never subscribed has an empty history. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         * @description Renewals, cancels and expiries. An address that never subscribed has an empty history. Without `address`, the caller's own. Without `limit` or `cursor`, the whole history; with either, one page (cursor pagination, addition): see `X-Next-Cursor`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
          */
         get: operations["getSubscriptionHistory"];
         put?: never;
@@ -312,7 +312,7 @@ export interface paths {
         };
         /**
          * The subscription of a wallet address, its status computed at read time.
-         * @description Status `none` (never subscribed) answers 200 with every timestamp null. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         * @description Status `none` (never subscribed) answers 200 with every timestamp null. Without `address`, the caller's own subscription. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
          */
         get: operations["getSubscriptionStatus"];
         put?: never;
@@ -367,7 +367,7 @@ export interface paths {
         };
         /**
          * Recent delivery attempts to the caller's configurations, newest first (addition).
-         * @description One entry per request sent to a receiver, with its outcome and the state of its delivery. Deliveries that are still waiting for their first attempt do not appear yet.
+         * @description One entry per request sent to a receiver, with its outcome and the state of its delivery. Deliveries that are still waiting for their first attempt do not appear yet. One page of `limit` (default 50) attempts; when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page (cursor pagination, addition).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -424,6 +424,26 @@ export interface paths {
          */
         post: operations["testWebhook"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of the caller's webhook configurations (addition).
+         * @description Frees its place among the 10 a wallet may have. Its delivery log goes with it, and deliveries still pending to it are dropped. To pause deliveries instead, save it with `enabled: false`. Another wallet's configuration, or an unknown id, is 404.
+         */
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -554,7 +574,7 @@ export interface components {
              * @default false
              * @example false
              */
-            immediate: boolean;
+            immediate?: boolean;
         };
         CreateApiKeyDto: {
             /**
@@ -735,6 +755,11 @@ export interface components {
              * @example 9b2f0c1e-3f5a-4c7d-9e8b-1a2b3c4d5e6f
              */
             requestId: string;
+            /**
+             * @description Outside production only: the setting that would lift this refusal (`WEBHOOK_ALLOW_HTTP`, `WEBHOOK_ALLOW_PRIVATE`).
+             * @example WEBHOOK_ALLOW_HTTP
+             */
+            setting?: string;
         };
         ErrorResponseDto: {
             details: components["schemas"]["ErrorDetailsDto"];
@@ -923,7 +948,7 @@ export interface components {
              * @default true
              * @example true
              */
-            enabled: boolean;
+            enabled?: boolean;
             /**
              * @description Event types to receive, or `["*"]` for all of them (the default on create; kept as it is on update). Non-empty, no duplicates.
              * @default [
@@ -934,7 +959,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -946,7 +971,7 @@ export interface components {
              * @default false
              * @example false
              */
-            rotateSecret: boolean;
+            rotateSecret?: boolean;
             /**
              * @description Absolute `https` URL (plain `http` only where WEBHOOK_ALLOW_HTTP=true), without credentials. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast, unspecified or cloud-metadata addresses are refused (`webhook_url_forbidden`) unless WEBHOOK_ALLOW_PRIVATE=true. Stored in normalised form (e.g. `https://Example.com` becomes `https://example.com/`).
              * @example https://api.example.com/webhooks/tollgate
@@ -1724,7 +1749,12 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size (default 50 when `cursor` is sent). When more items follow, the answer carries an `X-Next-Cursor` header. */
+                limit?: number;
+                /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
+                cursor?: string;
+            };
             header?: {
                 /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
                 "x-request-id"?: components["parameters"]["RequestId"];
@@ -1737,11 +1767,28 @@ export interface operations {
             /** @description The caller's keys, newest first. */
             200: {
                 headers: {
+                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyDto"][];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_cursor`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_cursor";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
@@ -2394,9 +2441,13 @@ export interface operations {
     };
     getSubscriptionHistory: {
         parameters: {
-            query: {
-                /** @description The subscription's wallet. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`. */
-                address: string;
+            query?: {
+                /** @description Page size (default 50 when `cursor` is sent). When more items follow, the answer carries an `X-Next-Cursor` header. */
+                limit?: number;
+                /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
+                cursor?: string;
+                /** @description The subscription's wallet; default: the caller's own (addition). Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`. */
+                address?: string;
             };
             header?: {
                 /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
@@ -2410,6 +2461,8 @@ export interface operations {
             /** @description The history, newest first. */
             200: {
                 headers: {
+                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2417,7 +2470,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionEventDto"][];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_cursor`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2427,7 +2480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed";
+                            code: "validation_failed" | "invalid_cursor";
                         };
                     };
                 };
@@ -2668,9 +2721,9 @@ export interface operations {
     };
     getSubscriptionStatus: {
         parameters: {
-            query: {
-                /** @description The subscription's wallet. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`. */
-                address: string;
+            query?: {
+                /** @description The subscription's wallet; default: the caller's own (addition). Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`. */
+                address?: string;
             };
             header?: {
                 /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
@@ -2913,10 +2966,12 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Page size (default 50 when `cursor` is sent). When more items follow, the answer carries an `X-Next-Cursor` header. */
+                limit?: number;
+                /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
+                cursor?: string;
                 /** @description Only this configuration's attempts (404 unless it is the caller's). Without it, all of the caller's. */
                 webhookId?: string;
-                /** @description How many attempts to return. */
-                limit?: number;
             };
             header?: {
                 /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
@@ -2930,6 +2985,8 @@ export interface operations {
             /** @description The attempts, newest first. */
             200: {
                 headers: {
+                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
@@ -2937,7 +2994,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAttemptDto"][];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_cursor`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2947,7 +3004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed";
+                            code: "validation_failed" | "invalid_cursor";
                         };
                     };
                 };
@@ -3198,6 +3255,76 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The configuration id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `webhook_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_not_found";
                         };
                     };
                 };

@@ -1,6 +1,8 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
+import { ApiPagedResponse, pageRequest, PageQueryDto, sendPage } from '../common/pagination/cursor-page.js';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
@@ -84,11 +86,19 @@ export class ApiKeysController {
     summary: "The caller's API keys, newest first, revoked ones included. Never the secret key.",
     description:
       'Each key with its label, scopes, display prefix and last four characters, creation, last use (written at ' +
-      'most once a minute) and revocation.',
+      'most once a minute) and revocation. Without `limit` or `cursor`, every key; with either, one page ' +
+      '(cursor pagination, addition): see `X-Next-Cursor`.',
   })
-  @ApiOkResponse({ type: ApiKeyDto, isArray: true, description: "The caller's keys, newest first." })
-  async listApiKeys(@CurrentPrincipal() principal: Principal): Promise<ApiKeyDto[]> {
-    return (await this.apiKeys.list(principal)).map(toDto);
+  @ApiPagedResponse({ type: ApiKeyDto, description: "The caller's keys, newest first." })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'] })
+  async listApiKeys(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: PageQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApiKeyDto[]> {
+    const page = pageRequest('api_keys', query);
+    if (!page) return (await this.apiKeys.list(principal)).map(toDto);
+    return sendPage(reply, 'api_keys', await this.apiKeys.listPage(principal, page)).map(toDto);
   }
 
   @Post('revoke')

@@ -1,4 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import {
+  pageParameters,
+  pageSql,
+  toPage,
+  type Page,
+  type PagePosition,
+  type PageRequest,
+} from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -56,6 +64,17 @@ export class ApiKeysRepository {
       [ownerAddress],
     );
     return rows;
+  }
+
+  /** One page of `listByOwner`. */
+  async listPageByOwner(ownerAddress: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+    const sql = pageSql('created_at', 'id', 'uuid', 2);
+    const { rows } = await this.db.query<ApiKeyRecord & { position: PagePosition }>(
+      `SELECT ${COLUMNS}, ${sql.select} FROM api_keys WHERE owner_address = $1 AND ${sql.where}
+       ORDER BY created_at DESC, id DESC ${sql.limit}`,
+      [ownerAddress, ...pageParameters(page)],
+    );
+    return toPage(rows, page.limit);
   }
 
   /** One lookup through the unique digest index. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { storageAddress } from '../common/address/wallet-address.js';
+import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import { Database } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import type { Principal } from '../auth/principal.js';
@@ -61,6 +62,10 @@ export class ApiKeysService {
 
   list(principal: Principal): Promise<ApiKeyRecord[]> {
     return this.repository.listByOwner(storageAddress(principal.address));
+  }
+
+  listPage(principal: Principal, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+    return this.repository.listPageByOwner(storageAddress(principal.address), page);
   }
 
   /** Idempotent: revoking a revoked key answers as the first time and emits nothing new. */

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { resolveTargetAddress } from '../auth/access/address-access.js';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
 import { Public } from '../auth/decorators/public.decorator.js';
@@ -7,10 +8,12 @@ import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator
 import type { Principal } from '../auth/principal.js';
 import { ROUTE_SCOPES } from '../auth/scopes.js';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
+import { ApiPagedResponse, pageRequest, sendPage } from '../common/pagination/cursor-page.js';
 import {
   CancelSubscriptionDto,
   RenewSubscriptionDto,
   SubscriptionAddressQueryDto,
+  SubscriptionHistoryQueryDto,
 } from './dto/subscription-requests.dto.js';
 import { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { ApiIdempotencyKey, IdempotencyKey } from './idempotency/idempotency-key.decorator.js';
@@ -122,7 +125,9 @@ export class SubscriptionsController {
   @ApiOperation({
     operationId: 'getSubscriptionStatus',
     summary: 'The subscription of a wallet address, its status computed at read time.',
-    description: `Status \`none\` (never subscribed) answers 200 with every timestamp null. ${ACCESS}`,
+    description:
+      'Status `none` (never subscribed) answers 200 with every timestamp null. Without `address`, the ' +
+      `caller's own subscription. ${ACCESS}`,
   })
   @ApiOkResponse({
     type: SubscriptionDto,
@@ -248,14 +253,21 @@ export class SubscriptionsController {
   @ApiOperation({
     operationId: 'getSubscriptionHistory',
     summary: "The subscription's changes, newest first (addition).",
-    description: `Renewals, cancels and expiries. An address that never subscribed has an empty history. ${ACCESS}`,
+    description:
+      'Renewals, cancels and expiries. An address that never subscribed has an empty history. Without ' +
+      "`address`, the caller's own. Without `limit` or `cursor`, the whole history; with either, one page " +
+      `(cursor pagination, addition): see \`X-Next-Cursor\`. ${ACCESS}`,
   })
-  @ApiOkResponse({ type: SubscriptionEventDto, isArray: true, description: 'The history, newest first.' })
-  @ApiErrors({ 400: ['validation_failed'], 403: ['address_forbidden'] })
-  getSubscriptionHistory(
+  @ApiPagedResponse({ type: SubscriptionEventDto, description: 'The history, newest first.' })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'], 403: ['address_forbidden'] })
+  async getSubscriptionHistory(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: SubscriptionAddressQueryDto,
+    @Query() query: SubscriptionHistoryQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SubscriptionEventDto[]> {
-    return this.subscriptions.history(resolveTargetAddress(principal, query.address));
+    const address = resolveTargetAddress(principal, query.address);
+    const page = pageRequest('subscription_history', query);
+    if (!page) return this.subscriptions.history(address);
+    return sendPage(reply, 'subscription_history', await this.subscriptions.historyPage(address, page));
   }
 }

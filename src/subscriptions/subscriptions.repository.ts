@@ -1,4 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import {
+  pageParameters,
+  pageSql,
+  toPage,
+  type Page,
+  type PagePosition,
+  type PageRequest,
+} from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
 import type { TransferReference } from './payment/payment-gateway.js';
@@ -189,19 +197,26 @@ export class SubscriptionsRepository {
     );
   }
 
-  /** The subscription's history, newest first. */
-  async history(address: string): Promise<SubscriptionEventRow[]> {
-    const { rows } = await this.db.query<SubscriptionEventRow>(
+  /** The subscription's history, newest first: all of it, or one page. */
+  async history(address: string): Promise<SubscriptionEventRow[]>;
+  async history(address: string, page: PageRequest): Promise<Page<SubscriptionEventRow>>;
+  async history(
+    address: string,
+    page?: PageRequest,
+  ): Promise<SubscriptionEventRow[] | Page<SubscriptionEventRow>> {
+    const sql = page && pageSql('e.at', 'e.seq', 'bigint', 2);
+    const { rows } = await this.db.query<SubscriptionEventRow & { position: PagePosition }>(
       `SELECT ${EVENT_COLUMNS},
          CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object(
            'gateway', p.gateway, 'amountMinor', p.amount_minor::text, 'chainId', p.chain_id::text, 'token', p.token,
            'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment
+         ${sql ? `, ${sql.select}` : ''}
        FROM subscription_events e LEFT JOIN payments p ON p.id = e.payment_id
-       WHERE e.address = $1
-       ORDER BY e.at DESC, e.seq DESC`,
-      [address],
+       WHERE e.address = $1 ${sql ? `AND ${sql.where}` : ''}
+       ORDER BY e.at DESC, e.seq DESC ${sql ? sql.limit : ''}`,
+      page ? [address, ...pageParameters(page)] : [address],
     );
-    return rows;
+    return page ? toPage(rows, page.limit) : rows;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { checksumAddress, storageAddress, type Address } from '../common/address/wallet-address.js';
+import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
@@ -24,6 +25,7 @@ import {
   SubscriptionsRepository,
   type PaymentRow,
   type StoredSubscription,
+  type SubscriptionEventRow,
 } from './subscriptions.repository.js';
 
 /** Who asked for a change, as the history records it. */
@@ -97,16 +99,12 @@ export class SubscriptionsService {
   }
 
   async history(address: Address): Promise<SubscriptionEventDto[]> {
-    const rows = await this.repository.history(storageAddress(address));
-    return rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      at: row.at.toISOString(),
-      actor: row.actor === SYSTEM_ACTOR ? SYSTEM_ACTOR : checksumAddress(row.actor),
-      previousPeriodEnd: iso(row.previousPeriodEnd),
-      currentPeriodEnd: row.currentPeriodEnd.toISOString(),
-      payment: row.payment && paymentDto(row.payment),
-    }));
+    return (await this.repository.history(storageAddress(address))).map(historyDto);
+  }
+
+  async historyPage(address: Address, page: PageRequest): Promise<Page<SubscriptionEventDto>> {
+    const { items, next } = await this.repository.history(storageAddress(address), page);
+    return { items: items.map(historyDto), next };
   }
 
   /**
@@ -363,6 +361,18 @@ export class SubscriptionsService {
       fingerprint: requestFingerprint(operation, parameters),
     };
   }
+}
+
+function historyDto(row: SubscriptionEventRow): SubscriptionEventDto {
+  return {
+    id: row.id,
+    type: row.type,
+    at: row.at.toISOString(),
+    actor: row.actor === SYSTEM_ACTOR ? SYSTEM_ACTOR : checksumAddress(row.actor),
+    previousPeriodEnd: iso(row.previousPeriodEnd),
+    currentPeriodEnd: row.currentPeriodEnd.toISOString(),
+    payment: row.payment && paymentDto(row.payment),
+  };
 }
 
 function paymentDto(row: PaymentRow): PaymentDto {

@@ -1,17 +1,20 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator.js';
 import type { Principal } from '../auth/principal.js';
 import { ROUTE_SCOPES } from '../auth/scopes.js';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
+import {
+  ApiPagedResponse,
+  PAGE_DEFAULT_LIMIT,
+  decodeCursor,
+  sendPage,
+} from '../common/pagination/cursor-page.js';
 import type { WebhookAttemptRecord } from './delivery/webhook-delivery.repository.js';
 import { secretPrefix } from './delivery/webhook-signer.js';
-import {
-  ATTEMPTS_DEFAULT_LIMIT,
-  ListDeliveriesQueryDto,
-  WebhookAttemptDto,
-} from './dto/webhook-delivery.dto.js';
+import { ListDeliveriesQueryDto, WebhookAttemptDto } from './dto/webhook-delivery.dto.js';
 import { DeliveryResultDto, TestWebhookDto, TestWebhookResponseDto } from './dto/webhook-test.dto.js';
 import { SaveWebhookDto, SavedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import type { WebhookEndpointRecord } from './webhooks.repository.js';
@@ -142,20 +145,43 @@ export class WebhooksController {
     operationId: 'listWebhookDeliveries',
     summary: "Recent delivery attempts to the caller's configurations, newest first (addition).",
     description:
-      'One entry per request sent to a receiver, with its outcome and the state of its delivery. Deliveries that are still waiting for their first attempt do not appear yet.',
+      'One entry per request sent to a receiver, with its outcome and the state of its delivery. Deliveries that ' +
+      'are still waiting for their first attempt do not appear yet. One page of `limit` (default 50) attempts; ' +
+      'when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page (cursor pagination, ' +
+      'addition).',
   })
-  @ApiOkResponse({ type: WebhookAttemptDto, isArray: true, description: 'The attempts, newest first.' })
-  @ApiErrors({ 400: ['validation_failed'], 404: ['webhook_not_found'] })
+  @ApiPagedResponse({ type: WebhookAttemptDto, description: 'The attempts, newest first.' })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'], 404: ['webhook_not_found'] })
   async listWebhookDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDeliveriesQueryDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookAttemptDto[]> {
-    const attempts = await this.webhooks.listAttempts(
-      principal,
-      query.webhookId,
-      query.limit ?? ATTEMPTS_DEFAULT_LIMIT,
-    );
-    return attempts.map(toAttemptDto);
+    const page = await this.webhooks.listAttempts(principal, query.webhookId, {
+      limit: query.limit ?? PAGE_DEFAULT_LIMIT,
+      after: query.cursor === undefined ? undefined : decodeCursor('webhook_attempts', query.cursor),
+    });
+    return sendPage(reply, 'webhook_attempts', page).map(toAttemptDto);
+  }
+
+  @Delete(':id')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @Authenticated({ scopes: ROUTE_SCOPES.full })
+  @ApiOperation({
+    operationId: 'deleteWebhook',
+    summary: "Delete one of the caller's webhook configurations (addition).",
+    description:
+      `Frees its place among the ${MAX_WEBHOOKS_PER_WALLET} a wallet may have. Its delivery log goes with it, ` +
+      'and deliveries still pending to it are dropped. To pause deliveries instead, save it with ' +
+      "`enabled: false`. Another wallet's configuration, or an unknown id, is 404.",
+  })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The configuration id.' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors({ 404: ['webhook_not_found'] })
+  async deleteWebhook(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    // An id that is not a UUID names no configuration; answering 404 keeps it away from the uuid column.
+    if (!UUID.test(id)) throw WebhookErrors.notFound();
+    await this.webhooks.delete(principal, id);
   }
 
   @Post('deliveries/:id/retry')

@@ -28,7 +28,11 @@ import { WebhooksService } from './webhooks.service.js';
       provide: WebhookUrlGuard,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) =>
-        new WebhookUrlGuard({ allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivate }),
+        new WebhookUrlGuard({
+          allowHttp: config.webhookAllowHttp,
+          allowPrivate: config.webhookAllowPrivate,
+          nameSettings: config.nodeEnv !== 'production',
+        }),
     },
     {
       provide: GuardedHttpClient,

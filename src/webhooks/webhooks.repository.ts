@@ -89,6 +89,18 @@ export class WebhooksRepository {
     return rows[0];
   }
 
+  /**
+   * Deletes the owner's configuration, its deliveries and their attempts (foreign keys cascade). False when it
+   * does not exist or belongs to someone else, which callers must not be able to tell apart.
+   */
+  async deleteOwned(ownerAddress: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `DELETE FROM webhook_endpoints WHERE owner_address = $1 AND id = $2`,
+      [ownerAddress, id],
+    );
+    return rowCount === 1;
+  }
+
   async countByOwner(tx: SqlExecutor, ownerAddress: string): Promise<number> {
     const { rows } = await tx.query<{ count: number }>(
       `SELECT count(*)::int AS count FROM webhook_endpoints WHERE owner_address = $1`,

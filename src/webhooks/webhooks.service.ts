@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../auth/principal.js';
 import { storageAddress } from '../common/address/wallet-address.js';
+import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import { Database } from '../database/database.service.js';
 import { WebhookUrlGuard } from './delivery/webhook-url.guard.js';
 import { generateWebhookSecret } from './delivery/webhook-signer.js';
@@ -123,11 +124,18 @@ export class WebhooksService {
   async listAttempts(
     principal: Principal,
     webhookId: string | undefined,
-    limit: number,
-  ): Promise<WebhookAttemptRecord[]> {
+    page: PageRequest,
+  ): Promise<Page<WebhookAttemptRecord>> {
     const owner = storageAddress(principal.address);
     if (webhookId && !(await this.repository.findOwned(owner, webhookId))) throw WebhookErrors.notFound();
-    return this.deliveryRepository.listAttempts(owner, webhookId, limit);
+    return this.deliveryRepository.listAttempts(owner, webhookId, page);
+  }
+
+  /** Deletes one of the caller's configurations with its delivery log; pending deliveries to it are dropped. */
+  async delete(principal: Principal, id: string): Promise<void> {
+    if (!(await this.repository.deleteOwned(storageAddress(principal.address), id))) {
+      throw WebhookErrors.notFound();
+    }
   }
 
   retry(principal: Principal, deliveryId: string): Promise<DeliveryResult> {

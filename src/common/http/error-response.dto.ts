@@ -21,6 +21,14 @@ export class ErrorDetailsDto {
 
   @ApiProperty({ type: [FieldProblemDto], required: false, description: 'Validation errors, one per field.' })
   fields?: FieldProblemDto[];
+
+  @ApiProperty({
+    required: false,
+    example: 'WEBHOOK_ALLOW_HTTP',
+    description:
+      'Outside production only: the setting that would lift this refusal (`WEBHOOK_ALLOW_HTTP`, `WEBHOOK_ALLOW_PRIVATE`).',
+  })
+  setting?: string;
 }
 
 /** The interface's error object. */

@@ -3,13 +3,28 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
+import { PageQueryDto } from '../../common/pagination/cursor-page.js';
 
 const OTHERS =
   'Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.';
 
 export class SubscriptionAddressQueryDto {
-  @IsWalletAddress({ description: `The subscription's wallet. ${OTHERS}` })
-  address: Address;
+  @IsOptional()
+  @IsWalletAddress({
+    required: false,
+    description: `The subscription's wallet; default: the caller's own (addition). ${OTHERS}`,
+  })
+  address?: Address;
+}
+
+/** The history's query: whose, and optionally one page of it. */
+export class SubscriptionHistoryQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsWalletAddress({
+    required: false,
+    description: `The subscription's wallet; default: the caller's own (addition). ${OTHERS}`,
+  })
+  address?: Address;
 }
 
 /** The proof of an on-chain payment (`PAYMENT_GATEWAY=erc20`). */

@@ -1,4 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import {
+  pageParameters,
+  pageSql,
+  toPage,
+  type Page,
+  type PagePosition,
+  type PageRequest,
+} from '../../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
 import { selectList } from '../../database/select-list.js';
 import { WebhookAttemptEntity } from '../webhook-attempt.entity.js';
@@ -291,19 +299,20 @@ export class WebhookDeliveryRepository {
   async listAttempts(
     ownerAddress: string,
     endpointId: string | undefined,
-    limit: number,
-  ): Promise<WebhookAttemptRecord[]> {
-    const { rows } = await this.db.query<WebhookAttemptRecord>(
-      `SELECT ${ATTEMPT_COLUMNS}
+    page: PageRequest,
+  ): Promise<Page<WebhookAttemptRecord>> {
+    const sql = pageSql('a.attempted_at', 'a.id', 'uuid', 3);
+    const { rows } = await this.db.query<WebhookAttemptRecord & { position: PagePosition }>(
+      `SELECT ${ATTEMPT_COLUMNS}, ${sql.select}
        FROM webhook_attempts a
        JOIN webhook_endpoints e ON e.id = a.endpoint_id
        JOIN webhook_deliveries d ON d.id = a.delivery_id
-       WHERE e.owner_address = $1 AND ($2::uuid IS NULL OR a.endpoint_id = $2)
+       WHERE e.owner_address = $1 AND ($2::uuid IS NULL OR a.endpoint_id = $2) AND ${sql.where}
        ORDER BY a.attempted_at DESC, a.id DESC
-       LIMIT $3`,
-      [ownerAddress, endpointId ?? null, limit],
+       ${sql.limit}`,
+      [ownerAddress, endpointId ?? null, ...pageParameters(page)],
     );
-    return rows;
+    return toPage(rows, page.limit);
   }
 
   /**

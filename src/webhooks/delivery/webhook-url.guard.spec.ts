@@ -32,13 +32,14 @@ const table: Record<string, ResolvedAddress[]> = {
   'empty.example.test': [],
 };
 
-function guard(options: { allowHttp?: boolean; allowPrivate?: boolean } = {}) {
+function guard(options: { allowHttp?: boolean; allowPrivate?: boolean; nameSettings?: boolean } = {}) {
   const resolver = stubResolver(table);
   return {
     resolver,
     guard: new WebhookUrlGuard({
       allowHttp: options.allowHttp ?? false,
       allowPrivate: options.allowPrivate ?? false,
+      nameSettings: options.nameSettings,
       resolver,
     }),
   };
@@ -212,5 +213,40 @@ describe('WebhookUrlGuard.check', () => {
     const error = await rejection(subject.check('https://garbage.example.test/'));
     expect(error.code).toBe('webhook_url_forbidden');
     expect(error.details).toEqual({ reason: 'invalid' });
+  });
+});
+
+describe('WebhookUrlGuard outside production (nameSettings)', () => {
+  const development = () => guard({ nameSettings: true }).guard;
+
+  it('names WEBHOOK_ALLOW_HTTP when refusing http', () => {
+    const error = thrown(() => development().parse('http://hooks.example.test/'));
+    expect(error.code).toBe('webhook_url_invalid');
+    expect(error.details).toEqual({ reason: 'http_not_allowed', setting: 'WEBHOOK_ALLOW_HTTP' });
+    expect(error.message).toContain('WEBHOOK_ALLOW_HTTP=true');
+  });
+
+  it.each([
+    ['https://localhost/', 'loopback'],
+    ['https://internal.example.test/', 'private'],
+    ['https://127.0.0.1/', 'loopback'],
+  ])('names WEBHOOK_ALLOW_PRIVATE when refusing %s', async (url, reason) => {
+    const error = await rejection(development().check(url));
+    expect(error.code).toBe('webhook_url_forbidden');
+    expect(error.details).toEqual({ reason, setting: 'WEBHOOK_ALLOW_PRIVATE' });
+    expect(error.message).toContain('WEBHOOK_ALLOW_PRIVATE=true');
+  });
+
+  it('names no setting where none would help, nor in production', async () => {
+    expect(thrown(() => development().parse('ftp://hooks.example.test/')).details).toEqual({
+      reason: 'unsupported_scheme',
+    });
+    expect((await rejection(development().check('https://garbage.example.test/'))).details).toEqual({
+      reason: 'invalid',
+    });
+    expect(thrown(() => guard().guard.parse('http://hooks.example.test/')).details).toEqual({
+      reason: 'http_not_allowed',
+    });
+    expect((await rejection(guard().guard.check('https://localhost/'))).message).not.toContain('WEBHOOK_');
   });
 });

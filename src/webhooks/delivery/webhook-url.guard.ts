@@ -15,6 +15,11 @@ export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export interface WebhookUrlGuardOptions {
   allowHttp: boolean;
   allowPrivate: boolean;
+  /**
+   * Outside production: a refusal that a setting would lift names it (`details.setting`), so a developer pointing
+   * a webhook at a local receiver learns what to change. Production answers never mention settings.
+   */
+  nameSettings?: boolean;
   resolver?: HostResolver;
 }
 
@@ -35,12 +40,18 @@ function invalid(message: string, reason: string): ApiError {
   return ApiError.badRequest('webhook_url_invalid', message, { reason });
 }
 
+const FORBIDDEN = 'The webhook URL points to a loopback, private or otherwise non-public address';
+
 function forbidden(reason: string): ApiError {
-  return ApiError.badRequest(
-    'webhook_url_forbidden',
-    'The webhook URL points to a loopback, private or otherwise non-public address',
-    { reason },
-  );
+  return ApiError.badRequest('webhook_url_forbidden', FORBIDDEN, { reason });
+}
+
+/** A refusal that `setting=true` would lift, saying so (development only). */
+function withSetting(error: ApiError, setting: string): ApiError {
+  return ApiError.badRequest(error.code, `${error.message} (development: set ${setting}=true to allow it)`, {
+    ...error.details,
+    setting,
+  });
 }
 
 /** The URL host as a socket wants it: IPv6 literals without their brackets. */
@@ -62,11 +73,13 @@ function isLocalhostName(hostname: string): boolean {
 export class WebhookUrlGuard {
   private readonly allowHttp: boolean;
   private readonly allowPrivate: boolean;
+  private readonly nameSettings: boolean;
   private readonly resolver: HostResolver;
 
   constructor(options: WebhookUrlGuardOptions) {
     this.allowHttp = options.allowHttp;
     this.allowPrivate = options.allowPrivate;
+    this.nameSettings = options.nameSettings ?? false;
     this.resolver = options.resolver ?? systemResolver;
   }
 
@@ -89,7 +102,11 @@ export class WebhookUrlGuard {
       throw invalid('The webhook URL is not a valid absolute URL', 'malformed');
     }
     if (url.protocol === 'http:') {
-      if (!this.allowHttp) throw invalid('The webhook URL must use https', 'http_not_allowed');
+      if (!this.allowHttp)
+        throw this.lifted(
+          invalid('The webhook URL must use https', 'http_not_allowed'),
+          'WEBHOOK_ALLOW_HTTP',
+        );
     } else if (url.protocol !== 'https:') {
       throw invalid(
         this.allowHttp ? 'The webhook URL must use https or http' : 'The webhook URL must use https',
@@ -117,19 +134,25 @@ export class WebhookUrlGuard {
   async check(input: string): Promise<CheckedWebhookUrl> {
     const url = this.parse(input);
     const host = socketHost(url);
-    if (!this.allowPrivate && isLocalhostName(host)) throw forbidden('loopback');
+    if (!this.allowPrivate && isLocalhostName(host))
+      throw this.lifted(forbidden('loopback'), 'WEBHOOK_ALLOW_PRIVATE');
 
     const addresses = await this.resolve(host);
     let allPublic = !isLocalhostName(host);
     for (const { address } of addresses) {
       const classification = classifyAddress(address);
       // An address that is not an IP at all is unusable even where private targets are allowed.
-      if (classification.reason === 'invalid' || (!classification.allowed && !this.allowPrivate)) {
-        throw forbidden(classification.reason ?? 'invalid');
+      if (classification.reason === 'invalid') throw forbidden('invalid');
+      if (!classification.allowed && !this.allowPrivate) {
+        throw this.lifted(forbidden(classification.reason ?? 'invalid'), 'WEBHOOK_ALLOW_PRIVATE');
       }
       allPublic &&= classification.allowed;
     }
     return { url, addresses, public: allPublic };
+  }
+
+  private lifted(error: ApiError, setting: string): ApiError {
+    return this.nameSettings ? withSetting(error, setting) : error;
   }
 
   private async resolve(host: string): Promise<ResolvedAddress[]> {

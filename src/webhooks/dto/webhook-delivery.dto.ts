@@ -1,12 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination/cursor-page.js';
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
 
-export const ATTEMPTS_DEFAULT_LIMIT = 50;
-export const ATTEMPTS_MAX_LIMIT = 200;
-
-export class ListDeliveriesQueryDto {
+/** `limit` (default 50 here, as before pagination existed) and `cursor`, and which configuration. */
+export class ListDeliveriesQueryDto extends PageQueryDto {
   @ApiProperty({
     required: false,
     format: 'uuid',
@@ -16,21 +14,6 @@ export class ListDeliveriesQueryDto {
   @IsOptional()
   @IsUUID()
   webhookId?: string;
-
-  @ApiProperty({
-    required: false,
-    type: 'integer',
-    minimum: 1,
-    maximum: ATTEMPTS_MAX_LIMIT,
-    default: ATTEMPTS_DEFAULT_LIMIT,
-    description: 'How many attempts to return.',
-  })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(ATTEMPTS_MAX_LIMIT)
-  limit?: number;
 }
 
 export class WebhookAttemptDto {

@@ -1,0 +1,165 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '../errors/api-error.js';
+
+/** The answer header that carries the cursor of the next page; absent on the last page. */
+export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+export const PAGE_DEFAULT_LIMIT = 50;
+export const PAGE_MAX_LIMIT = 200;
+
+/**
+ * Where a page ends in a list ordered by (time, tiebreaker) descending: the time in microseconds since the epoch
+ * (PostgreSQL's precision; a JavaScript Date would round it and skip or repeat rows) and the tiebreaker.
+ */
+export interface PagePosition {
+  micros: string;
+  tiebreaker: string;
+}
+
+/** The page a request asked for: how many, and after which position (none: from the newest). */
+export interface PageRequest {
+  limit: number;
+  after: PagePosition | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  next: PagePosition | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The lists that page, each with the shape of its tiebreaker. A cursor names its list, so it fits no other. */
+const LISTS = {
+  api_keys: UUID,
+  subscription_history: /^\d{1,19}$/,
+  webhook_attempts: UUID,
+} as const;
+export type PagedList = keyof typeof LISTS;
+
+export const PageErrors = {
+  invalidCursor: () =>
+    ApiError.badRequest(
+      'invalid_cursor',
+      'cursor is not a cursor of this list: pass the X-Next-Cursor header of the previous page unchanged',
+    ),
+};
+
+export function encodeCursor(list: PagedList, position: PagePosition): string {
+  return Buffer.from(JSON.stringify([list, position.micros, position.tiebreaker])).toString('base64url');
+}
+
+export function decodeCursor(list: PagedList, cursor: string): PagePosition {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw PageErrors.invalidCursor();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    parsed[0] !== list ||
+    typeof parsed[1] !== 'string' ||
+    !/^\d{1,19}$/.test(parsed[1]) ||
+    typeof parsed[2] !== 'string' ||
+    !LISTS[list].test(parsed[2])
+  ) {
+    throw PageErrors.invalidCursor();
+  }
+  return { micros: parsed[1], tiebreaker: parsed[2] };
+}
+
+/** `limit` and `cursor`: sending either asks for one page; sending neither keeps the whole list. */
+export class PageQueryDto {
+  @ApiProperty({
+    required: false,
+    type: 'integer',
+    minimum: 1,
+    maximum: PAGE_MAX_LIMIT,
+    description: `Page size (default ${PAGE_DEFAULT_LIMIT} when \`cursor\` is sent). When more items follow, the answer carries an \`X-Next-Cursor\` header.`,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(PAGE_MAX_LIMIT)
+  limit?: number;
+
+  @ApiProperty({
+    required: false,
+    maxLength: 512,
+    description: 'The `X-Next-Cursor` header of the previous page, unchanged: the page after it.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}
+
+/** The page a query asks for, or undefined when it sends no pagination parameter (the whole list, as before). */
+export function pageRequest(list: PagedList, query: PageQueryDto): PageRequest | undefined {
+  if (query.limit === undefined && query.cursor === undefined) return undefined;
+  return {
+    limit: query.limit ?? PAGE_DEFAULT_LIMIT,
+    after: query.cursor === undefined ? undefined : decodeCursor(list, query.cursor),
+  };
+}
+
+/** Sets `X-Next-Cursor` when another page follows, and returns the page's items (the body stays an array). */
+export function sendPage<T>(reply: FastifyReply, list: PagedList, page: Page<T>): T[] {
+  if (page.next) void reply.header(NEXT_CURSOR_HEADER, encodeCursor(list, page.next));
+  return page.items;
+}
+
+/**
+ * The rows of one page: `rows` were fetched with LIMIT `limit + 1`, each with its position; the extra row only
+ * says that another page follows.
+ */
+export function toPage<T>(rows: Array<T & { position: PagePosition }>, limit: number): Page<T> {
+  const items = rows.slice(0, limit).map(({ position: _position, ...item }) => item as unknown as T);
+  return { items, next: rows.length > limit ? rows[limit - 1]!.position : undefined };
+}
+
+/** The SQL of a keyset page over `(timeColumn, tiebreakerColumn)` descending, from parameter `$first` on. */
+export function pageSql(
+  timeColumn: string,
+  tiebreakerColumn: string,
+  tiebreakerType: 'uuid' | 'bigint',
+  first: number,
+): { select: string; where: string; limit: string } {
+  return {
+    select: `json_build_object('micros', (extract(epoch FROM ${timeColumn}) * 1000000)::bigint::text,
+       'tiebreaker', ${tiebreakerColumn}::text) AS position`,
+    where: `($${first}::bigint IS NULL OR (${timeColumn}, ${tiebreakerColumn}) <
+       (timestamptz 'epoch' + $${first}::bigint * interval '1 microsecond', $${first + 1}::${tiebreakerType}))`,
+    limit: `LIMIT $${first + 2}`,
+  };
+}
+
+/** The parameters `pageSql` expects, from `$first` on. */
+export function pageParameters(page: PageRequest): [string | null, string | null, number] {
+  return [page.after?.micros ?? null, page.after?.tiebreaker ?? null, page.limit + 1];
+}
+
+/** Documents the `X-Next-Cursor` header on a paged list's 200 answer. */
+export function ApiPagedResponse(options: { type: new () => unknown; description: string }): MethodDecorator {
+  return applyDecorators(
+    ApiResponse({
+      status: 200,
+      type: options.type,
+      isArray: true,
+      description: options.description,
+      headers: {
+        'X-Next-Cursor': {
+          description:
+            'Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`.',
+          schema: { type: 'string' },
+        },
+      },
+    }),
+  );
+}
