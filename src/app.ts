@@ -22,6 +22,7 @@ import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
+import { NEXT_CURSOR_HEADER } from './common/pagination/cursor-page.js';
 
 /** CONTRACT.md section 1: request bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -94,7 +95,12 @@ async function buildApp(
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalInterceptors(new UnexpectedBodyInterceptor());
   if (config.corsOrigins.length > 0) {
-    app.enableCors({ origin: [...config.corsOrigins], credentials: true });
+    // Cross-origin callers may read the next page's cursor and the request id, not only the CORS-safe headers.
+    app.enableCors({
+      origin: [...config.corsOrigins],
+      credentials: true,
+      exposedHeaders: [NEXT_CURSOR_HEADER, 'x-request-id'],
+    });
   }
   return app;
 }

@@ -383,6 +383,9 @@ describe('wallet login (EOA) and sessions', () => {
         headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
       });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
+
+      const read = await fetch(`${t.url}/health`, { headers: { origin: 'https://app.example.com' } });
+      expect(read.headers.get('access-control-expose-headers')).toBe('x-next-cursor, x-request-id');
     });
   });
 
