@@ -246,12 +246,21 @@ describe('webhooks', () => {
           expect(response.status).toBe(400);
           expect(response.body.details.code).toBe('webhook_url_forbidden');
         }
+        // Outside production each refusal names the setting that would lift it.
         const localhost = await post(strict, 'http://localhost:3000/');
-        expect(localhost.body.details).toEqual({ code: 'webhook_url_forbidden', reason: 'loopback' });
+        expect(localhost.body.details).toEqual({
+          code: 'webhook_url_forbidden',
+          reason: 'loopback',
+          setting: 'WEBHOOK_ALLOW_PRIVATE',
+        });
 
         const plain = await post(httpsOnly, 'http://10.0.0.1/');
         expect(plain.status).toBe(400);
-        expect(plain.body.details).toEqual({ code: 'webhook_url_invalid', reason: 'http_not_allowed' });
+        expect(plain.body.details).toEqual({
+          code: 'webhook_url_invalid',
+          reason: 'http_not_allowed',
+          setting: 'WEBHOOK_ALLOW_HTTP',
+        });
         const ftp = await post(httpsOnly, 'ftp://10.0.0.1/');
         expect(ftp.body.details.code).toBe('webhook_url_invalid');
         expect((await http(strict.url).get('/webhooks', { token: session.token })).body).toEqual([]);
