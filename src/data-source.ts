@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-keys/api-key.entity.js';
 import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
 import { RevokedTokenEntity } from './auth/revoked-token.entity.js';
+import { SessionCutoffEntity } from './auth/session-cutoff.entity.js';
 import { EventEntity } from './events/event.entity.js';
 import { CacheInvalidationEntity } from './cache/cache-invalidation.entity.js';
 import { IdempotencyKeyEntity } from './subscriptions/idempotency/idempotency-key.entity.js';
@@ -23,6 +24,7 @@ const ENTITIES: Array<new () => unknown> = [
   ApiKeyEntity,
   ConsumedChallengeEntity,
   RevokedTokenEntity,
+  SessionCutoffEntity,
   EventEntity,
   CacheInvalidationEntity,
   SubscriptionEntity,

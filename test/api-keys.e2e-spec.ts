@@ -4,6 +4,10 @@ import { startServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, type WalletSession } from './utils/wallet.js';
 
+/** The session token's id (`jti`), which a key it creates records as its creator. */
+const sessionId = (token: string): string =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti;
+
 describe('API keys', () => {
   let t: TestApp;
   let api: ReturnType<typeof http>;
@@ -46,6 +50,7 @@ describe('API keys', () => {
       scopes: ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE'],
       prefix: created.key.slice(0, 10),
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      createdBy: { type: 'session', id: sessionId(owner.token) },
     });
     const session = await api.get('/auth/session', { token: created.key });
     expect(session.status).toBe(200);
@@ -92,6 +97,7 @@ describe('API keys', () => {
       lastUsedAt: null,
       revoked: false,
       revokedAt: null,
+      createdBy: { type: 'session', id: sessionId(wallet.token) },
     });
     expect(list.body[1]).toMatchObject({ id: first.id, revoked: true, revokedAt: expect.any(String) });
     expect(list.text).not.toContain(second.key);
@@ -102,7 +108,12 @@ describe('API keys', () => {
     expect((await api.get('/auth/session', { token: created.key })).status).toBe(200);
     const revoked = await api.post('/api-keys/revoke', { token: owner.token, body: { id: created.id } });
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toEqual({ id: created.id, revoked: true, revokedAt: expect.any(String) });
+    expect(revoked.body).toEqual({
+      id: created.id,
+      revoked: true,
+      revokedAt: expect.any(String),
+      alsoRevoked: [],
+    });
     const refused = await api.get('/auth/session', { token: created.key });
     expect(refused.status).toBe(401);
     expect(refused.body.details.code).toBe('api_key_revoked');

@@ -74,7 +74,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke one of the caller's API keys: refused from the very next request, on every instance.
-         * @description Revoking an already revoked key answers 200 with the original revocation time.
+         * @description Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are not revoked by anything but their own revocation (signing out everywhere ends sessions, not keys). Revoking an already revoked key answers 200 with the original revocation time.
          */
         post: operations["revokeApiKey"];
         delete?: never;
@@ -97,6 +97,26 @@ export interface paths {
          * @description Only a session (JWT, header or cookie) can end itself; API keys are revoked with POST /api-keys/revoke.
          */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere: end every session of the caller's wallet, on every instance (addition).
+         * @description Every session token of the wallet issued until now, this one included, is refused (401 `token_revoked`) from its next request on, on every instance; the cookie is cleared. Signing in again afterwards works as usual. API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials; review them in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. Needs a session: an API key cannot sign its wallet out.
+         */
+        post: operations["logoutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -473,12 +493,28 @@ export interface components {
              */
             type: "api_key.created";
         };
+        ApiKeyCreatorDto: {
+            /**
+             * Format: uuid
+             * @description The session token's id (its `jti` claim) or the creating key's id.
+             * @example 0c6f9f0e-8a3b-4d2c-9e51-7b2a1d4c3e60
+             */
+            id: string;
+            /**
+             * @description `session`: a wallet session (JWT, header or cookie); `api_key`: another API key of the wallet, which revoking revokes this one too.
+             * @example session
+             * @enum {string}
+             */
+            type: "session" | "api_key";
+        };
         ApiKeyDto: {
             /**
              * Format: date-time
              * @example 2026-11-22T01:30:00.000Z
              */
             createdAt: string;
+            /** @description The credential that created the key (addition), to review what a session or a key made. Null for keys created before this was recorded. */
+            createdBy: components["schemas"]["ApiKeyCreatorDto"] | (never | null);
             /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
@@ -596,6 +632,8 @@ export interface components {
              * @example 2026-11-22T01:30:00.000Z
              */
             createdAt: string;
+            /** @description The credential that created the key (addition), to review what a session or a key made. */
+            createdBy: components["schemas"]["ApiKeyCreatorDto"];
             /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
@@ -806,6 +844,16 @@ export interface components {
              */
             status: "ok";
         };
+        LogoutEverywhereResponseDto: {
+            /**
+             * Format: date-time
+             * @description Every session token of the wallet issued at or before this moment is refused from now on.
+             * @example 2026-11-22T03:00:00.000Z
+             */
+            notBefore: string;
+            /** @example true */
+            revoked: boolean;
+        };
         LogoutResponseDto: {
             /** @example true */
             revoked: boolean;
@@ -924,6 +972,11 @@ export interface components {
             id: string;
         };
         RevokedApiKeyDto: {
+            /**
+             * @description Keys created by this key, directly or through other keys, that were still live and are revoked with it (addition).
+             * @example []
+             */
+            alsoRevoked: string[];
             /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
@@ -1961,6 +2014,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LogoutResponseDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`, `jwt_required`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch" | "jwt_required";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    logoutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogoutEverywhereResponseDto"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */

@@ -9,6 +9,7 @@ import type { Scope } from '../auth/scopes.js';
 @Index('ix_api_keys_owner_created_at', ['ownerAddress', 'createdAt'])
 @Check('ck_api_keys_owner_lowercase', `owner_address = lower(owner_address)`)
 @Check('ck_api_keys_scopes_not_empty', `cardinality(scopes) > 0`)
+@Check('ck_api_keys_one_creator', `created_by_key_id IS NULL OR created_by_session IS NULL`)
 export class ApiKeyEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -42,4 +43,16 @@ export class ApiKeyEntity {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt: Date | null;
+
+  /**
+   * The API key that created this one (revoking it revokes this one too), or null. Indexed for the revocation's
+   * walk down the tree of keys made by keys.
+   */
+  @Index('ix_api_keys_created_by_key_id')
+  @Column({ name: 'created_by_key_id', type: 'uuid', nullable: true })
+  createdByKeyId: string | null;
+
+  /** The id (`jti`) of the session token that created this key, or null. Both null: created before this was kept. */
+  @Column({ name: 'created_by_session', type: 'uuid', nullable: true })
+  createdBySession: string | null;
 }

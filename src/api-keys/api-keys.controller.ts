@@ -10,6 +10,7 @@ import { ROUTE_SCOPES } from '../auth/scopes.js';
 import type { ApiKeyRecord } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 import {
+  ApiKeyCreatorDto,
   ApiKeyDto,
   CreateApiKeyDto,
   CreatedApiKeyDto,
@@ -19,6 +20,12 @@ import {
 
 const CREATE_DESCRIPTION =
   'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
+
+function creatorDto(record: ApiKeyRecord): ApiKeyCreatorDto | null {
+  if (record.createdByKeyId) return { type: 'api_key', id: record.createdByKeyId };
+  if (record.createdBySession) return { type: 'session', id: record.createdBySession };
+  return null;
+}
 
 function toDto(record: ApiKeyRecord): ApiKeyDto {
   return {
@@ -31,6 +38,7 @@ function toDto(record: ApiKeyRecord): ApiKeyDto {
     lastUsedAt: record.lastUsedAt?.toISOString() ?? null,
     revoked: record.revokedAt !== null,
     revokedAt: record.revokedAt?.toISOString() ?? null,
+    createdBy: creatorDto(record),
   };
 }
 
@@ -107,7 +115,8 @@ export class ApiKeysController {
   @ApiOperation({
     operationId: 'revokeApiKey',
     summary: "Revoke one of the caller's API keys: refused from the very next request, on every instance.",
-    description: 'Revoking an already revoked key answers 200 with the original revocation time.',
+    description:
+      'Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are not revoked by anything but their own revocation (signing out everywhere ends sessions, not keys). Revoking an already revoked key answers 200 with the original revocation time.',
   })
   @ApiOkResponse({ type: RevokedApiKeyDto, description: 'The key is revoked.' })
   @ApiErrors({ 400: ['validation_failed'], 404: ['api_key_not_found'] })
@@ -115,8 +124,13 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: RevokeApiKeyDto,
   ): Promise<RevokedApiKeyDto> {
-    const record = await this.apiKeys.revoke(principal, body.id);
-    return { id: record.id, revoked: true, revokedAt: record.revokedAt!.toISOString() };
+    const { record, descendants } = await this.apiKeys.revoke(principal, body.id);
+    return {
+      id: record.id,
+      revoked: true,
+      revokedAt: record.revokedAt!.toISOString(),
+      alsoRevoked: descendants.map((key) => key.id),
+    };
   }
 
   private async create(principal: Principal, body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
@@ -128,6 +142,7 @@ export class ApiKeysController {
       scopes: record.scopes,
       prefix: record.prefix,
       createdAt: record.createdAt.toISOString(),
+      createdBy: creatorDto(record)!,
     };
   }
 }

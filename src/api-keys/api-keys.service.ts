@@ -7,12 +7,26 @@ import type { Principal } from '../auth/principal.js';
 import { heldScopes, type Scope } from '../auth/scopes.js';
 import { generateApiKey } from './api-key-format.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
-import { ApiKeysRepository, type ApiKeyRecord } from './api-keys.repository.js';
+import { AuthErrors } from '../auth/auth.errors.js';
+import { ApiKeysRepository, type ApiKeyRecord, type NewApiKey } from './api-keys.repository.js';
 
 export interface CreatedApiKey {
   record: ApiKeyRecord;
   /** The full key: handed to the caller once, never stored or logged. */
   key: string;
+}
+
+export interface RevokedApiKeys {
+  record: ApiKeyRecord;
+  /** Keys created by it (directly or not) that this revocation revoked. */
+  descendants: ApiKeyRecord[];
+}
+
+/** Which credential is creating a key: the presenting API key, or the session token. */
+function creatorOf(principal: Principal): NewApiKey['createdBy'] {
+  if (principal.via === 'api_key' && principal.keyId) return { keyId: principal.keyId };
+  if (principal.tokenId) return { session: principal.tokenId };
+  throw new Error('a principal without a key id or token id');
 }
 
 function eventData(record: ApiKeyRecord): Record<string, unknown> {
@@ -40,8 +54,13 @@ export class ApiKeysService {
     const missing = scopes.filter((scope) => !held.has(scope));
     if (missing.length > 0) throw ApiKeyErrors.scopeNotHeld(missing);
 
+    const createdBy = creatorOf(principal);
     const generated = generateApiKey();
     const record = await this.db.transaction(async (tx) => {
+      // A key revoked while it creates another must not leave a live child behind (see revokeDescendants).
+      if ('keyId' in createdBy && !(await this.repository.lockLiveCreator(tx, createdBy.keyId))) {
+        throw AuthErrors.apiKeyRevoked();
+      }
       const inserted = await this.repository.insert(tx, {
         ownerAddress: storageAddress(principal.address),
         label,
@@ -49,6 +68,7 @@ export class ApiKeysService {
         keyDigest: generated.digest,
         prefix: generated.prefix,
         last4: generated.last4,
+        createdBy,
       });
       await this.outbox.record(tx, {
         type: 'api_key.created',
@@ -68,19 +88,24 @@ export class ApiKeysService {
     return this.repository.listPageByOwner(storageAddress(principal.address), page);
   }
 
-  /** Idempotent: revoking a revoked key answers as the first time and emits nothing new. */
-  revoke(principal: Principal, id: string): Promise<ApiKeyRecord> {
+  /**
+   * Revokes the key and, in the same transaction, every key it created, directly or not: a key minted by a stolen
+   * key dies with it. Idempotent: revoking a revoked key answers as the first time and emits nothing new for it
+   * (keys of its tree still live, e.g. after a revocation by hand in SQL, are revoked then).
+   */
+  revoke(principal: Principal, id: string): Promise<RevokedApiKeys> {
     return this.db.transaction(async (tx) => {
       const revoked = await this.repository.revoke(tx, storageAddress(principal.address), id);
       if (!revoked) throw ApiKeyErrors.notFound();
-      if (revoked.changed) {
+      const descendants = await this.repository.revokeDescendants(tx, id);
+      for (const record of [...(revoked.changed ? [revoked.record] : []), ...descendants]) {
         await this.outbox.record(tx, {
           type: 'api_key.revoked',
           address: principal.address,
-          data: eventData(revoked.record),
+          data: eventData(record),
         });
       }
-      return revoked.record;
+      return { record: revoked.record, descendants };
     });
   }
 }

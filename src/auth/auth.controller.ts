@@ -11,6 +11,7 @@ import { Public } from './decorators/public.decorator.js';
 import { NonceRequestDto, NonceResponseDto } from './dto/nonce.dto.js';
 import {
   CurrentSessionDto,
+  LogoutEverywhereResponseDto,
   LogoutResponseDto,
   SessionResponseDto,
   VerifyRequestDto,
@@ -103,6 +104,26 @@ export class AuthController {
     await this.auth.logout(principal);
     void reply.setCookie(SESSION_COOKIE, '', sessionCookieOptions(this.config.cookieSecure, 0));
     return { revoked: true };
+  }
+
+  @Post('logout-all')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated({ scopes: ALL_SCOPES, jwtOnly: true })
+  @ApiOperation({
+    operationId: 'logoutEverywhere',
+    summary: "Sign out everywhere: end every session of the caller's wallet, on every instance (addition).",
+    description:
+      "Every session token of the wallet issued until now, this one included, is refused (401 `token_revoked`) from its next request on, on every instance; the cookie is cleared. Signing in again afterwards works as usual. API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials; review them in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. Needs a session: an API key cannot sign its wallet out.",
+  })
+  @ApiOkResponse({ type: LogoutEverywhereResponseDto })
+  async logoutEverywhere(
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<LogoutEverywhereResponseDto> {
+    const notBefore = new Date();
+    await this.auth.logoutEverywhere(principal, notBefore);
+    void reply.setCookie(SESSION_COOKIE, '', sessionCookieOptions(this.config.cookieSecure, 0));
+    return { revoked: true, notBefore: notBefore.toISOString() };
   }
 
   @Get('session')

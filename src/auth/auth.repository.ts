@@ -48,10 +48,43 @@ export class AuthRepository {
     return rowCount > 0;
   }
 
-  /** Forgets consumed challenges and revoked tokens that have expired anyway: nothing could present them again. */
-  async purgeExpired(): Promise<{ challenges: number; revokedTokens: number }> {
+  /**
+   * Refuses every session token of the address issued before `notBefore` (a later cutoff already recorded stays).
+   * The session_cutoffs trigger writes the cache invalidation in the same statement's transaction.
+   */
+  async cutOffSessions(address: string, notBefore: Date): Promise<void> {
+    await this.db.query(
+      `INSERT INTO session_cutoffs (address, not_before) VALUES ($1, $2)
+       ON CONFLICT (address) DO UPDATE SET not_before = GREATEST(session_cutoffs.not_before, EXCLUDED.not_before)`,
+      [address, notBefore],
+    );
+  }
+
+  async sessionCutoff(address: string): Promise<Date | undefined> {
+    const { rows } = await this.db.query<{ not_before: Date }>(
+      `SELECT not_before FROM session_cutoffs WHERE address = $1`,
+      [address],
+    );
+    return rows[0]?.not_before;
+  }
+
+  /**
+   * Forgets consumed challenges and revoked tokens that have expired anyway, and cutoffs older than any token can
+   * live (`tokenTtlSeconds`): nothing could present what they refuse again.
+   */
+  async purgeExpired(
+    tokenTtlSeconds: number,
+  ): Promise<{ challenges: number; revokedTokens: number; sessionCutoffs: number }> {
     const challenges = await this.db.query(`DELETE FROM consumed_challenges WHERE expires_at < now()`);
     const revoked = await this.db.query(`DELETE FROM revoked_tokens WHERE expires_at < now()`);
-    return { challenges: challenges.rowCount, revokedTokens: revoked.rowCount };
+    const cutoffs = await this.db.query(
+      `DELETE FROM session_cutoffs WHERE not_before < now() - make_interval(secs => $1)`,
+      [tokenTtlSeconds + 60],
+    );
+    return {
+      challenges: challenges.rowCount,
+      revokedTokens: revoked.rowCount,
+      sessionCutoffs: cutoffs.rowCount,
+    };
   }
 }

@@ -75,13 +75,19 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
       expiresAt: challenge.expiresAt,
     });
     if (!consumed) throw AuthErrors.challengeNotFound();
-    return this.tokens.issue(address, now);
+    // A sign-in in the same second as a "sign out everywhere" is dated after it (see SessionRevocations).
+    return this.tokens.issue(address, now, await this.revocations.sessionsNotBefore(address));
   }
 
   async logout(principal: Principal): Promise<void> {
     if (principal.tokenId && principal.tokenExpiresAt) {
       await this.revocations.revoke(principal.tokenId, principal.tokenExpiresAt);
     }
+  }
+
+  /** "Sign out everywhere": every session token of the wallet issued until now is refused from now on. */
+  async logoutEverywhere(principal: Principal, now = new Date()): Promise<void> {
+    await this.revocations.cutOff(principal.address, now);
   }
 
   /** The unconsumed challenges of each live slot, newest first: one per slot, the next generation of each. */
@@ -109,8 +115,8 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
 
   private async purge(): Promise<void> {
     try {
-      const purged = await this.repository.purgeExpired();
-      if (purged.challenges + purged.revokedTokens > 0)
+      const purged = await this.repository.purgeExpired(this.config.jwtTtlSeconds);
+      if (purged.challenges + purged.revokedTokens + purged.sessionCutoffs > 0)
         this.logger.debug({ purged, msg: 'purged expired auth rows' });
     } catch (error) {
       this.logger.warn(`purging expired auth rows failed: ${(error as Error).message}`);

@@ -1,17 +1,27 @@
 import { Injectable } from '@nestjs/common';
+import { storageAddress } from '../common/address/wallet-address.js';
 import { Database } from '../database/database.service.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
 import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
+/** A wallet's "sign out everywhere" as a session token's `iat` must meet it: seconds, 0 when there is none. */
+interface SessionsNotBefore {
+  seconds: number;
+}
+
+const NO_CUTOFF: SessionsNotBefore = { seconds: 0 };
+
 /**
- * Whether a session token was logged out. "Not revoked" is cached per token id; a logout invalidates it on every
- * instance (the revoked_tokens trigger writes the invalidation in the logout's transaction), so a logged-out token
- * is refused on its next request anywhere.
+ * Whether a session token was logged out, alone (logout) or with every session of its wallet (sign out
+ * everywhere). "Not revoked" is cached per token id and each wallet's cutoff per address; the database triggers on
+ * revoked_tokens and session_cutoffs write the invalidations in the changing transaction, so a logged-out token is
+ * refused on its next request on every instance, and a request costs no query while both answers are cached.
  */
 @Injectable()
 export class SessionRevocations {
   private readonly notRevoked: InvalidatedCache<true>;
+  private readonly cutoffs: InvalidatedCache<SessionsNotBefore>;
 
   constructor(
     private readonly db: Database,
@@ -19,6 +29,11 @@ export class SessionRevocations {
     log: InvalidationLog,
   ) {
     this.notRevoked = new InvalidatedCache<true>(log, { topic: 'jti', maxEntries: 100_000, ttlMs: 60_000 });
+    this.cutoffs = new InvalidatedCache<SessionsNotBefore>(log, {
+      topic: 'session_cutoff',
+      maxEntries: 100_000,
+      ttlMs: 300_000,
+    });
   }
 
   async isRevoked(jti: string): Promise<boolean> {
@@ -28,7 +43,26 @@ export class SessionRevocations {
     return cached === undefined;
   }
 
+  /**
+   * The smallest `iat` (seconds) a session token of the address may carry. Token times are whole seconds, so a
+   * cutoff at 12:00:00.400 refuses every token dated 12:00:00 or earlier, and a sign-in later in that second is dated
+   * 12:00:01 (SessionTokenService.issue).
+   */
+  async sessionsNotBefore(address: string): Promise<number> {
+    const key = storageAddress(address);
+    const cutoff = await this.cutoffs.getOrLoad(key, async () => {
+      const notBefore = await this.repository.sessionCutoff(key);
+      return notBefore ? { seconds: Math.floor(notBefore.getTime() / 1000) + 1 } : NO_CUTOFF;
+    });
+    return (cutoff ?? NO_CUTOFF).seconds;
+  }
+
   revoke(jti: string, expiresAt: Date): Promise<void> {
     return this.repository.revokeToken(this.db, jti, expiresAt);
+  }
+
+  /** Refuses every session token of the address issued at or before `now`. */
+  cutOff(address: string, now: Date): Promise<void> {
+    return this.repository.cutOffSessions(storageAddress(address), now);
   }
 }

@@ -32,6 +32,17 @@ describe('SessionTokenService', () => {
     expect(issued.expiresAt.getTime()).toBe(claims.exp! * 1000);
   });
 
+  it('dates a token issued in the second of a "sign out everywhere" at the next second, and others as issued', () => {
+    const now = new Date('2030-01-01T00:00:00.700Z');
+    const decode = (token: string) => jwt.decode(token) as jwt.JwtPayload;
+    const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+    const cutoffSeconds = Math.floor(now.getTime() / 1000) + 1;
+    const afterCutoff = tokens.issue(address, now, cutoffSeconds);
+    expect(decode(afterCutoff.token).iat).toBe(cutoffSeconds);
+    expect(afterCutoff.expiresAt.getTime()).toBe((cutoffSeconds + config.jwtTtlSeconds) * 1000);
+    expect(decode(tokens.issue(address, now, cutoffSeconds - 60).token).iat).toBe(cutoffSeconds - 1);
+  });
+
   it('issues tokens another secret does not verify', () => {
     const other = new SessionTokenService({
       ...config,

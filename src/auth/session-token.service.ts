@@ -39,8 +39,12 @@ export class SessionTokenService {
     this.key = createSecretKey(Buffer.from(resolveJwtSecret(config), 'utf8'));
   }
 
-  issue(address: string, now = new Date()): IssuedSession {
-    const iat = Math.floor(now.getTime() / 1000);
+  /**
+   * `notBefore` (seconds): the earliest `iat` the wallet's sessions may have after a "sign out everywhere" in the
+   * current second; a token issued then is dated at it (under a second ahead) so the cutoff does not refuse it.
+   */
+  issue(address: string, now = new Date(), notBefore = 0): IssuedSession {
+    const iat = Math.max(Math.floor(now.getTime() / 1000), notBefore);
     const exp = iat + this.config.jwtTtlSeconds;
     const jti = randomUUID();
     const claims: SessionClaims = { sub: address, iat, exp, jti, iss: JWT_ISSUER, aud: JWT_AUDIENCE };

@@ -41,6 +41,27 @@ export class CreateApiKeyDto {
   scopes: Scope[];
 }
 
+export const API_KEY_CREATOR_TYPES = ['session', 'api_key'] as const;
+
+export class ApiKeyCreatorDto {
+  @ApiProperty({
+    enum: API_KEY_CREATOR_TYPES,
+    example: 'session',
+    description:
+      '`session`: a wallet session (JWT, header or cookie); `api_key`: another API key of the wallet, which revoking revokes this one too.',
+  })
+  type: (typeof API_KEY_CREATOR_TYPES)[number];
+
+  @ApiProperty({
+    format: 'uuid',
+    example: '0c6f9f0e-8a3b-4d2c-9e51-7b2a1d4c3e60',
+    description: "The session token's id (its `jti` claim) or the creating key's id.",
+  })
+  id: string;
+}
+
+const CREATED_BY = 'The credential that created the key (addition), to review what a session or a key made.';
+
 export class CreatedApiKeyDto {
   @ApiProperty({ format: 'uuid', example: '5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90' })
   id: string;
@@ -66,6 +87,9 @@ export class CreatedApiKeyDto {
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T01:30:00.000Z' })
   createdAt: string;
+
+  @ApiProperty({ type: ApiKeyCreatorDto, description: CREATED_BY })
+  createdBy: ApiKeyCreatorDto;
 }
 
 export class ApiKeyDto {
@@ -101,6 +125,13 @@ export class ApiKeyDto {
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String, example: null })
   revokedAt: string | null;
+
+  @ApiProperty({
+    type: ApiKeyCreatorDto,
+    nullable: true,
+    description: `${CREATED_BY} Null for keys created before this was recorded.`,
+  })
+  createdBy: ApiKeyCreatorDto | null;
 }
 
 export class RevokeApiKeyDto {
@@ -118,4 +149,14 @@ export class RevokedApiKeyDto {
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T03:00:00.000Z' })
   revokedAt: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    isArray: true,
+    example: [],
+    description:
+      'Keys created by this key, directly or through other keys, that were still live and are revoked with it (addition).',
+  })
+  alsoRevoked: string[];
 }

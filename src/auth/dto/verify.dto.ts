@@ -56,6 +56,18 @@ export class LogoutResponseDto {
   revoked: true;
 }
 
+export class LogoutEverywhereResponseDto {
+  @ApiProperty({ example: true })
+  revoked: true;
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-22T03:00:00.000Z',
+    description: 'Every session token of the wallet issued at or before this moment is refused from now on.',
+  })
+  notBefore: string;
+}
+
 export class CurrentSessionDto {
   @ApiProperty({
     example: '0x52908400098527886E0F7030069857D2E4169EE7',

@@ -42,12 +42,24 @@ export class SessionPrincipals {
     private readonly revocations: SessionRevocations,
   ) {}
 
-  /** Checks the claims beyond the signature (their shape, and that the token was not logged out). */
+  /**
+   * Checks the claims beyond the signature: their shape, that the token was not logged out, and that it was issued
+   * after the wallet's last "sign out everywhere". Both answers are cached (see SessionRevocations).
+   */
   async principalOf(claims: SessionClaims): Promise<Principal> {
-    if (typeof claims.jti !== 'string' || typeof claims.exp !== 'number' || !isWalletAddress(claims.sub)) {
+    if (
+      typeof claims.jti !== 'string' ||
+      typeof claims.exp !== 'number' ||
+      typeof claims.iat !== 'number' ||
+      !isWalletAddress(claims.sub)
+    ) {
       throw AuthErrors.invalidToken();
     }
-    if (await this.revocations.isRevoked(claims.jti)) throw AuthErrors.tokenRevoked();
+    const [revoked, notBefore] = await Promise.all([
+      this.revocations.isRevoked(claims.jti),
+      this.revocations.sessionsNotBefore(claims.sub),
+    ]);
+    if (revoked || claims.iat < notBefore) throw AuthErrors.tokenRevoked();
     const address = checksumAddress(claims.sub);
     return {
       address,

@@ -7,6 +7,7 @@ import { CacheInvalidations1795315400000 } from './1795315400000-CacheInvalidati
 import { ConsumedChallenges1795454763649 } from './1795454763649-ConsumedChallenges.js';
 import { Payments1795455078307 } from './1795455078307-Payments.js';
 import { CacheInvalidationTriggers1795456118456 } from './1795456118456-CacheInvalidationTriggers.js';
+import { CredentialCreatorsAndCutoffs1795513600579 } from './1795513600579-CredentialCreatorsAndCutoffs.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -22,4 +23,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   ConsumedChallenges1795454763649,
   Payments1795455078307,
   CacheInvalidationTriggers1795456118456,
+  CredentialCreatorsAndCutoffs1795513600579,
 ];
