@@ -10,6 +10,7 @@ import {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
+import { registerRateLimit } from './auth/rate-limit.js';
 import type { AppConfig } from './config/app-config.js';
 import { answerClientError, answerFrameworkError } from './common/http/framework-errors.js';
 import { bodyProblem } from './common/http/request-body.js';
@@ -82,6 +83,8 @@ async function buildApp(
   // Bodies are JSON only (Fastify's own parser; `bodyParser: false` below keeps Nest from adding a form parser):
   // any other content type is 415. Without this, Fastify would hand a text/plain body to the handlers as a string.
   fastify.removeContentTypeParser('text/plain');
+  // Before Nest adds its routes: the limiter hooks each route as it is added.
+  if (!preview) await registerRateLimit(fastify, config, logger);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),

@@ -1580,7 +1580,26 @@ export interface components {
             type: "webhook.test";
         };
     };
-    responses: never;
+    responses: {
+        /** @description Only when the deployment sets RATE_LIMIT_PER_MINUTE (off by default): too many requests in the current minute, counted per client address on public routes and per credential (API key or session token) on the others. `details.code`: `rate_limited`; `details.retryAfterSeconds` equals the `Retry-After` header. Health probes are never limited. */
+        RateLimited: {
+            headers: {
+                /** @description Seconds until the budget is renewed. */
+                "Retry-After"?: number;
+                /** @description Requests allowed per minute. */
+                "x-ratelimit-limit"?: number;
+                /** @description Requests left in the current minute. */
+                "x-ratelimit-remaining"?: number;
+                /** @description Seconds until the current minute ends. */
+                "x-ratelimit-reset"?: number;
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+    };
     parameters: {
         /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
         RequestId: string;
@@ -1695,6 +1714,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     createApiKeyViaCreatePath: {
@@ -1798,6 +1818,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     listApiKeys: {
@@ -1874,6 +1895,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     revokeApiKey: {
@@ -1992,6 +2014,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     logout: {
@@ -2046,6 +2069,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     logoutEverywhere: {
@@ -2099,6 +2123,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     requestNonce: {
@@ -2172,6 +2197,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSession: {
@@ -2226,6 +2252,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     verifySignature: {
@@ -2316,6 +2343,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getHealth: {
@@ -2543,6 +2571,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSubscriptionHistory: {
@@ -2621,6 +2650,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSubscriptionPlan: {
@@ -2645,6 +2675,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanDto"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`. */
             503: {
                 headers: {
@@ -2808,6 +2839,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
             /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
             503: {
                 headers: {
@@ -2895,6 +2927,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     listWebhooks: {
@@ -2949,6 +2982,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     saveWebhook: {
@@ -3067,6 +3101,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     listWebhookDeliveries: {
@@ -3160,6 +3195,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     retryWebhookDelivery: {
@@ -3247,6 +3283,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     testWebhook: {
@@ -3365,6 +3402,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteWebhook: {

@@ -1581,7 +1581,26 @@ export interface components {
             type: "webhook.test";
         };
     };
-    responses: never;
+    responses: {
+        /** @description Only when the deployment sets RATE_LIMIT_PER_MINUTE (off by default): too many requests in the current minute, counted per client address on public routes and per credential (API key or session token) on the others. `details.code`: `rate_limited`; `details.retryAfterSeconds` equals the `Retry-After` header. Health probes are never limited. */
+        RateLimited: {
+            headers: {
+                /** @description Seconds until the budget is renewed. */
+                "Retry-After"?: number;
+                /** @description Requests allowed per minute. */
+                "x-ratelimit-limit"?: number;
+                /** @description Requests left in the current minute. */
+                "x-ratelimit-remaining"?: number;
+                /** @description Seconds until the current minute ends. */
+                "x-ratelimit-reset"?: number;
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponseDto"];
+            };
+        };
+    };
     parameters: {
         /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
         RequestId: string;
@@ -1696,6 +1715,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     createApiKeyViaCreatePath: {
@@ -1799,6 +1819,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     listApiKeys: {
@@ -1875,6 +1896,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     revokeApiKey: {
@@ -1993,6 +2015,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     logout: {
@@ -2047,6 +2070,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     logoutEverywhere: {
@@ -2100,6 +2124,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     requestNonce: {
@@ -2173,6 +2198,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSession: {
@@ -2227,6 +2253,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     verifySignature: {
@@ -2317,6 +2344,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getHealth: {
@@ -2544,6 +2572,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSubscriptionHistory: {
@@ -2622,6 +2651,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     getSubscriptionPlan: {
@@ -2646,6 +2676,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanDto"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`. */
             503: {
                 headers: {
@@ -2809,6 +2840,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
             /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
             503: {
                 headers: {
@@ -2896,6 +2928,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     listWebhooks: {
@@ -2950,6 +2983,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     saveWebhook: {
@@ -3068,6 +3102,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     listWebhookDeliveries: {
@@ -3161,6 +3196,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     retryWebhookDelivery: {
@@ -3248,6 +3284,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     testWebhook: {
@@ -3366,6 +3403,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     deleteWebhook: {

@@ -245,9 +245,17 @@ export const SETTINGS = {
   }),
   rateLimitPerMinute: setting<number | undefined>({
     env: 'RATE_LIMIT_PER_MINUTE',
-    parse: integer({ min: 1 }),
+    parse: integer({ min: 0 }),
     default: undefined,
-    doc: 'Reserved: no rate limit is enforced (the interface announces none).',
+    defaultDoc: 'unset (off)',
+    doc: 'Requests per minute per client address on public routes, and per credential (API key or session token) on the others; over it, 429 `rate_limited` with `Retry-After`. Health probes are exempt. Unset or `0`: no limit (the interface announces none).',
+  }),
+  rateLimitRedisUrl: setting<string | undefined>({
+    env: 'RATE_LIMIT_REDIS_URL',
+    parse: url({ protocols: ['redis', 'rediss'] }),
+    default: undefined,
+    defaultDoc: 'unset (per process)',
+    doc: 'Redis shared by every instance for the rate-limit counters (`redis://host:6379`). Unset: each process counts on its own, so N instances allow N times the limit. While Redis cannot be reached, requests are not limited (logged).',
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',

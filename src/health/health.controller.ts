@@ -27,7 +27,7 @@ export class HealthController {
   ) {}
 
   @Get()
-  @Public()
+  @Public({ rateLimited: false })
   @ApiOperation({
     operationId: 'getHealth',
     summary: 'Health check: 200 when the database answers, 503 when not.',
@@ -50,7 +50,7 @@ export class HealthController {
   }
 
   @Get('live')
-  @Public()
+  @Public({ rateLimited: false })
   @ApiOperation({
     operationId: 'getLiveness',
     summary: 'Liveness: 200 while the process serves requests (its event loop turns); checks no dependency.',
@@ -64,7 +64,7 @@ export class HealthController {
   }
 
   @Get('ready')
-  @Public()
+  @Public({ rateLimited: false })
   @ApiOperation({
     operationId: 'getReadiness',
     summary:

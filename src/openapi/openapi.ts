@@ -178,6 +178,45 @@ function withPublicSecurity(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+const RATE_LIMIT_DESCRIPTION =
+  'Only when the deployment sets RATE_LIMIT_PER_MINUTE (off by default): too many requests in the current minute, ' +
+  'counted per client address on public routes and per credential (API key or session token) on the others. ' +
+  '`details.code`: `rate_limited`; `details.retryAfterSeconds` equals the `Retry-After` header. Health probes are ' +
+  'never limited.';
+
+/**
+ * The 429 every rate-limited operation may answer (app.ts registers the limiter on every route but the health
+ * probes), described once as a component and referenced by each operation.
+ */
+function withRateLimits(document: OpenAPIObject): OpenAPIObject {
+  const integer = { schema: { type: 'integer' as const, minimum: 0 } };
+  document.components = {
+    ...document.components,
+    responses: {
+      ...document.components?.responses,
+      RateLimited: {
+        description: RATE_LIMIT_DESCRIPTION,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } },
+        headers: {
+          'Retry-After': { description: 'Seconds until the budget is renewed.', ...integer },
+          'x-ratelimit-limit': { description: 'Requests allowed per minute.', ...integer },
+          'x-ratelimit-remaining': { description: 'Requests left in the current minute.', ...integer },
+          'x-ratelimit-reset': { description: 'Seconds until the current minute ends.', ...integer },
+          'x-request-id': { $ref: '#/components/headers/RequestId' },
+        },
+      },
+    },
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (path === '/health' || path.startsWith('/health/')) continue;
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (operation) operation.responses['429'] = { $ref: '#/components/responses/RateLimited' };
+    }
+  }
+  return document;
+}
+
 /** Refusals of any JSON body, whatever the route (app.ts, `bodyProblem`), by status. */
 const BODY_ERRORS: ReadonlyArray<[status: ErrorStatus, codes: string[]]> = [
   [400, ['invalid_json', 'body_not_object', 'body_too_deep']],
@@ -260,7 +299,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
-  const complete = withWebhooks(withPublicSecurity(withRequestIds(withBodyErrors(document))));
+  const complete = withWebhooks(withPublicSecurity(withRateLimits(withRequestIds(withBodyErrors(document)))));
   withExplicitNulls(complete.components);
   return sortKeys(complete) as OpenAPIObject;
 }
