@@ -18,7 +18,7 @@ const DIGEST_CONTEXT = 'tollgate rate limit\0';
  * Whose budget a request spends. Public routes (marked by `@Public()`): the client's address, whatever credential it
  * presents, so inventing credentials buys no requests on them. Other routes: the presented credential (Bearer
  * header, else the session cookie), by a digest, never the secret itself; without one, the client's address.
- * The address is the one Fastify gives (`request.ip`: the connection's peer).
+ * The address is Fastify's `request.ip`: the connection's peer, or what the proxies TRUST_PROXY names forward.
  */
 export function rateLimitKey(request: FastifyRequest): string {
   const address = `ip:${normalizeIP(request.ip)}`;
