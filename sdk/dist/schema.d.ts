@@ -3473,6 +3473,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
 }

@@ -3474,6 +3474,7 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
 }
