@@ -207,6 +207,19 @@ describe('@tollgate/client against the service', () => {
     expect(after).toMatchObject({ status: 401, code: 'token_revoked' });
   });
 
+  it('signs a wallet out everywhere', async () => {
+    const wallet = newWallet();
+    const first = await signIn(connect(), wallet);
+    const second = await signIn(connect(), wallet);
+    const asFirst = connect({ credential: sessionToken(first.token, first.expiresAt) });
+    const asSecond = connect({ credential: sessionToken(second.token, second.expiresAt) });
+    await unwrap(asFirst.POST('/auth/logout-all'));
+    for (const session of [asFirst, asSecond]) {
+      const after = await unwrap(session.GET('/auth/session')).catch((error: unknown) => error);
+      expect(after).toMatchObject({ status: 401, code: 'token_revoked' });
+    }
+  });
+
   it('called every operation of docs/openapi.yaml', () => {
     const missing = documentedOperations().filter((operation) => !called.has(operation));
     expect(missing).toEqual([]);
