@@ -25,7 +25,7 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
 import { NEXT_CURSOR_HEADER } from './common/pagination/cursor-page.js';
 
-/** CONTRACT.md section 1: request bodies over 64 KiB are refused with 413. */
+/** Request bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { ApiKeysRepository } from './api-keys.repository.js';
 
-/** CONTRACT.md section 4: `lastUsedAt` is written at most once a minute per key. */
+/** `lastUsedAt` is written at most once a minute per key. */
 const WRITE_EVERY_MS = 60_000;
 const FLUSH_EVERY_MS = 1_000;
 

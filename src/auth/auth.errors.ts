@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/api-error.js';
 
-/** The auth module's error codes, each with the status CONTRACT.md gives it. */
+/** The auth module's error codes, each with its HTTP status. */
 export const AuthErrors = {
   missingCredentials: () =>
     ApiError.unauthorized(

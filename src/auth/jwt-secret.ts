@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 
-/** CONTRACT.md section 2: an HS256 key shorter than this is refused, wherever it comes from. */
+/** An HS256 key shorter than this is refused, wherever it comes from. */
 export const MIN_JWT_SECRET_BYTES = 32;
 
 export class JwtSecretFileError extends Error {

@@ -22,7 +22,7 @@ const NONCE_LENGTH = 24;
 const NONCE_SPACE = BigInt(BASE62_ALPHABET.length) ** BigInt(NONCE_LENGTH);
 
 /**
- * Login challenges the server can check without having stored them (CONTRACT.md section 2).
+ * Login challenges the server can check without having stored them.
  *
  * A challenge is a function of the address, a time slot and a generation, authenticated by the server: its nonce is
  * an HMAC, under a key derived from the JWT secret, over the address, the slot's start (the message's issued-at),

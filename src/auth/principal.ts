@@ -2,7 +2,7 @@ import type { Address } from '../common/address/wallet-address.js';
 import type { Scope } from './scopes.js';
 
 /**
- * Who is calling, whatever the credential (CONTRACT.md section 3): identity only. Every protected handler receives
+ * Who is calling, whatever the credential: identity only. Every protected handler receives
  * one through `@CurrentPrincipal()`.
  */
 export interface Principal {

@@ -1,10 +1,10 @@
-/** API key scopes (interface-spec "API keys"). A JWT carries every scope. */
+/** API key scopes. A JWT carries every scope. */
 export const SCOPES = ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const ALL_SCOPES: readonly Scope[] = SCOPES;
 
-/** CONTRACT.md section 3: which scopes pass, per kind of route. */
+/** Which scopes pass, per kind of route. */
 export const ROUTE_SCOPES = {
   readSubscriptions: ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'],
   manageSubscriptions: ['SUBSCRIPTIONS_MANAGE', 'FULL'],

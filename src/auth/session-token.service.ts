@@ -26,7 +26,7 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
-/** Issues session JWTs: HS256, pinned algorithm, the claims of CONTRACT.md section 2. */
+/** Issues session JWTs: HS256, pinned algorithm, the documented claims (sub, iat, exp, jti, iss, aud). */
 @Injectable()
 export class SessionTokenService {
   /**

@@ -193,7 +193,7 @@ export const SETTINGS = {
     parse: optional(oneOf(PAYMENT_GATEWAYS)),
     default: undefined,
     defaultDoc: '`free` (none in production)',
-    doc: '`free`, `operator` or `erc20`: who pays for renewals (see [Payments](#payments)). Required when `NODE_ENV=production`.',
+    doc: '`free`, `operator` or `erc20`: who pays for renewals (see docs/payments.md). Required when `NODE_ENV=production`.',
   }),
   paymentTokenAddress: setting<`0x${string}` | undefined>({
     env: 'PAYMENT_TOKEN_ADDRESS',

@@ -1,4 +1,4 @@
-/** Every event the service emits (CONTRACT.md section 6). Webhook configurations filter on these names. */
+/** Every event the service emits. Webhook configurations filter on these names. */
 export const EVENT_TYPES = [
   'subscription.renewed',
   'subscription.canceled',

@@ -9,7 +9,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
-/** How often the sweep runs: well inside CONTRACT.md's 60 s between a period's end and its event. */
+/** How often the sweep runs: well inside the documented 60 s between a period's end and its event. */
 export const EXPIRY_SWEEP_INTERVAL_MS = 5_000;
 /** Expiries recorded per transaction; a sweep keeps going while batches come back full. */
 const SWEEP_BATCH_SIZE = 100;

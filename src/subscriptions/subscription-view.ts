@@ -34,7 +34,7 @@ export function subscriptionDtoOfRow(
   return (views.over ??= Object.freeze(toSubscriptionDto(address, stored, now)));
 }
 
-/** The subscription object of CONTRACT.md section 5, its status computed at `now`. */
+/** The subscription object, its status computed at `now`. */
 export function toSubscriptionDto(
   address: string,
   stored: StoredSubscription | null,

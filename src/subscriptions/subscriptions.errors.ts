@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/api-error.js';
 
-/** The subscriptions module's error codes, each with the status CONTRACT.md section 5 gives it. */
+/** The subscriptions module's error codes, each with its HTTP status. */
 export const SubscriptionErrors = {
   notFound: () =>
     ApiError.notFound(

@@ -57,7 +57,7 @@ interface Change {
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 /**
- * Subscriptions (CONTRACT.md section 5). Every change runs in one transaction with the subscription row locked:
+ * Subscriptions. Every change runs in one transaction with the subscription row locked:
  * the state machine's result, the history entry, the payment and the outbox event commit together or not at all.
  */
 @Injectable()

@@ -31,7 +31,7 @@ export type WebhookEndpointFields = Pick<
 
 const COLUMNS = selectList(WebhookEndpointEntity, RECORD);
 
-/** How long a replaced secret keeps signing after a rotation (CONTRACT.md section 6). */
+/** How long a replaced secret keeps signing after a rotation. */
 const ROTATION_OVERLAP = `interval '24 hours'`;
 
 /** Owns the queries of webhook configurations. */

@@ -17,7 +17,6 @@ import {
   type WebhookEndpointRecord,
 } from './webhooks.repository.js';
 
-/** CONTRACT.md section 6. */
 export const MAX_WEBHOOKS_PER_WALLET = 10;
 const ALL_EVENTS = ['*'];
 

@@ -3,7 +3,7 @@ import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 
 /**
- * CONTRACT.md section 3, in one place: operators (and the keys they created) may act on any address; everyone
+ * In one place: operators (and the keys they created) may act on any address; everyone
  * else only on their own. Returns the address to act on: the requested one, or the caller's own by default.
  */
 export function resolveTargetAddress(principal: Principal, requested: Address | undefined): Address {

@@ -28,7 +28,7 @@ function jwtFailure(info: unknown): Error | undefined {
 
 /**
  * The global guard, default-deny: a route needs a credential unless it is marked `@Public()`, and the principal
- * must hold one of the scopes its `@Authenticated` names (CONTRACT.md sections 2 and 3).
+ * must hold one of the scopes its `@Authenticated` names.
  */
 @Injectable()
 export class AccessGuard extends AuthGuard(STRATEGIES) {

@@ -41,7 +41,7 @@ function claimedOrigin(headers: OriginCheckRequest['headers']): string | undefin
 }
 
 /**
- * CONTRACT.md section 2: a cookie-authenticated request that changes state must carry an Origin (or, without one,
+ * A cookie-authenticated request that changes state must carry an Origin (or, without one,
  * a Referer) whose scheme, host and port equal one of CORS_ORIGINS, the configured AUTH_URI's origin, or the
  * service's own origin (the scheme and host the request was sent to). Browsers always send Origin on cross-site
  * POSTs, so a forged form or fetch from another site, or from an http page of the same host, fails here.

@@ -7,7 +7,7 @@ import { checksumAddress, isWalletAddress } from './wallet-address.js';
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 /**
- * A wallet address field: validated as CONTRACT.md section 1 says, then normalised to its EIP-55 form so handlers
+ * A wallet address field: validated as the API guide says, then normalised to its EIP-55 form so handlers
  * only ever see one spelling. Also documents the field in OpenAPI.
  */
 export function IsWalletAddress(

@@ -6,7 +6,7 @@ export type Address = `0x${string}`;
 const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
- * CONTRACT.md section 1: lowercase, uppercase hex or a valid EIP-55 mixed-case address is accepted; a mixed-case
+ * Lowercase, uppercase hex or a valid EIP-55 mixed-case address is accepted; a mixed-case
  * address whose checksum is wrong is not.
  */
 export function isWalletAddress(value: unknown): value is string {

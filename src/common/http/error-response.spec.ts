@@ -56,7 +56,7 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(fastifyError('FST_ERR_SOMETHING_BROKEN', 500)).status).toBe(500);
   });
 
-  it('answers an unreachable database with a bare 500: 503 is reserved to /health (CONTRACT.md section 1)', () => {
+  it('answers an unreachable database with a bare 500: 503 is reserved to /health', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     expect(toErrorResponse(refused)).toMatchObject({
       status: 500,

@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ApiError } from '../errors/api-error.js';
 
-/** The interface's error object. `details.code` is always present (CONTRACT.md section 1). */
+/** The interface's error object. `details.code` is always present. */
 export interface ErrorBody {
   error: string;
   details: { code: string; [key: string]: unknown };

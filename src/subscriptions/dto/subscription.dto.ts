@@ -3,7 +3,7 @@ import type { SubscriptionStatus } from '../subscription-state.js';
 
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-/** The subscription object (CONTRACT.md section 5): returned by status, renew and cancel. */
+/** The subscription object: returned by status, renew and cancel. */
 export class SubscriptionDto {
   @ApiProperty({ example: ADDRESS_EXAMPLE, description: 'The wallet, in EIP-55 checksum form.' })
   address: string;

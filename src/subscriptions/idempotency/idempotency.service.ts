@@ -6,7 +6,7 @@ import { SubscriptionErrors } from '../subscriptions.errors.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import type { IdempotentRequest } from './idempotent-request.js';
 
-/** CONTRACT.md section 5: a key replays its first response for 24 hours. */
+/** A key replays its first response for 24 hours. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * An attempt that has neither completed nor released its key after this long is presumed dead (its process

@@ -3,7 +3,7 @@ import { storageAddress } from '../../common/address/wallet-address.js';
 import type { Principal } from '../../auth/principal.js';
 import { SubscriptionErrors } from '../subscriptions.errors.js';
 
-/** CONTRACT.md section 5: keys are at most 255 characters. */
+/** Keys are at most 255 characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** A change request that carries an `Idempotency-Key`. */

@@ -30,7 +30,7 @@ export interface PaymentCredit {
 }
 
 /**
- * The payment port (CONTRACT.md section 5): where a payment adapter plugs in. `approve` runs after the
+ * The payment port: where a payment adapter plugs in. `approve` runs after the
  * Idempotency-Key is claimed and before the renewal's transaction: it may wait on the chain, which must not happen
  * while the subscription row is locked and a connection held. It refuses by throwing (an `ApiError` for an answer
  * the client should see). The renewal then records the first of the returned credits not credited before, in its

@@ -2,7 +2,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** CONTRACT.md section 6: the wait after the 1st, 2nd, … failed attempt. */
+/** The wait after the 1st, 2nd, … failed attempt. */
 export const RETRY_DELAYS_MS: readonly number[] = [
   5 * SECOND,
   5 * MINUTE,
