@@ -141,8 +141,8 @@ export async function bootstrap(options: BootstrapOptions): Promise<Runtime> {
           },
         );
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
   };
 
   const startMetrics = async (source: MetricsSource): Promise<MetricsServer | undefined> => {
