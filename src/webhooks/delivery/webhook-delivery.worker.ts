@@ -34,8 +34,11 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
   private readonly running = new Set<Promise<void>>();
   private pollTimer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
-  /** The last claim filled every free slot, so more is probably due. */
-  private backlog = false;
+  /**
+   * Claim again as soon as half the slots are free: the last claim filled every free slot (more is probably due), or
+   * a poll came while more than half were busy. Without it a poll that finds the slots busy would end the polling.
+   */
+  private claimWhenFree = false;
   private stopping = false;
 
   constructor(
@@ -59,7 +62,11 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
   }
 
   private claim(): void {
-    if (this.claiming || this.stopping || this.running.size > LOW_WATER) return;
+    if (this.claiming || this.stopping) return;
+    if (this.running.size > LOW_WATER) {
+      this.claimWhenFree = true;
+      return;
+    }
     clearTimeout(this.pollTimer);
     const room = CONCURRENCY - this.running.size;
     let retryIn = IDLE_POLL_MS;
@@ -67,18 +74,18 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
       .claimDue(room)
       .then((claimed) => {
         for (const delivery of claimed) this.start(delivery);
-        this.backlog = claimed.length === room;
+        this.claimWhenFree = claimed.length === room;
       })
       .catch((error: unknown) => {
         this.logger.warn(`claiming webhook deliveries failed: ${(error as Error).message}`);
-        this.backlog = false;
+        this.claimWhenFree = false;
         retryIn = ERROR_RETRY_MS;
       })
       .finally(() => {
         this.claiming = undefined;
         if (this.stopping) return;
         // With a backlog, finishing attempts claim again as soon as half the slots are free.
-        if (this.backlog) this.claim();
+        if (this.claimWhenFree) this.claim();
         else this.pollTimer = setTimeout(() => this.claim(), retryIn);
       });
   }
@@ -92,7 +99,7 @@ export class WebhookDeliveryWorker implements OnModuleInit, OnModuleDestroy {
       })
       .finally(() => {
         this.running.delete(attempt);
-        if (this.backlog) this.claim();
+        if (this.claimWhenFree) this.claim();
       });
     this.running.add(attempt);
   }
