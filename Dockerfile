@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Tollgate's image: the current Node.js LTS, production dependencies only, no embedded PostgreSQL (DATABASE_URL is
 # required), running as the unprivileged `node` user. See docs/operations.md ("Docker").
 
