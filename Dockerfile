@@ -15,7 +15,9 @@ COPY sdk/package.json ./sdk/
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The dashboard (web/) is built by Vite into dist/web by the same `npm run build`.
+# The dashboard (web/) is built by Vite into dist/web by the same `npm run build`. It imports the client package
+# (@tollgate/client, linked to sdk/ by npm ci), whose compiled dist/ is committed.
+COPY sdk/dist ./sdk/dist
 COPY web ./web
 RUN npm run build
 
@@ -33,8 +35,10 @@ RUN --mount=type=cache,target=/root/.npm \
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
-# The service runs on node alone: npm, npx and corepack (about 20 MB) only add to what must be patched.
-RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /opt/yarn-*
+# The service runs on node alone: npm, npx, corepack and yarn only add to what must be patched. Their bytes stay in
+# the base image's layer, so this does not shrink the image.
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /opt/yarn-* \
+  /usr/local/bin/yarn /usr/local/bin/yarnpkg
 WORKDIR /app
 # Owned by root and read-only to the service. package.json comes along because the service reads its version there.
 COPY --from=build /app/package.json ./
