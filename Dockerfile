@@ -1,5 +1,5 @@
 # Tollgate's image: the current Node.js LTS, production dependencies only, no embedded PostgreSQL (DATABASE_URL is
-# required), running as the unprivileged `node` user. See docs/operations.md ("Docker").
+# required), running as the unprivileged `node` user. See docs/operations.md ("Container image").
 
 ARG NODE_IMAGE=node:24-trixie-slim
 
