@@ -29,7 +29,9 @@ function recordEvent(
   data: Record<string, unknown> = {},
 ): Promise<RecordedEvent> {
   const outbox = t.app.get(EventOutbox);
-  return t.app.get(Database).transaction((tx) => outbox.record(tx, { type, address, data }));
+  return t.app
+    .get(Database)
+    .transaction((tx) => outbox.record(tx, { type, address, data, occurredAt: new Date() }));
 }
 
 describe('webhooks', () => {
@@ -484,6 +486,7 @@ describe('webhooks', () => {
             type: 'subscription.renewed',
             address: session.address,
             data: {},
+            occurredAt: new Date(),
           });
           throw new Error('the change failed after its event was recorded');
         }),

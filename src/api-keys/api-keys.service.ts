@@ -74,6 +74,7 @@ export class ApiKeysService {
         type: 'api_key.created',
         address: principal.address,
         data: eventData(inserted),
+        occurredAt: inserted.createdAt,
       });
       return inserted;
     });
@@ -103,6 +104,7 @@ export class ApiKeysService {
           type: 'api_key.revoked',
           address: principal.address,
           data: eventData(record),
+          occurredAt: record.revokedAt!,
         });
       }
       return { record: revoked.record, descendants };

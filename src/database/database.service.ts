@@ -8,11 +8,26 @@ export interface SqlResult<Row> {
   rowCount: number;
 }
 
+/** SQL with its parameters, built by one module for another to run. */
+export interface SqlStatement {
+  text: string;
+  params: unknown[];
+}
+
 /** Runs SQL on one connection: the pool, or a transaction's client. */
 export interface SqlExecutor {
   query<Row extends QueryResultRow = QueryResultRow>(
     text: string,
     params?: unknown[],
+  ): Promise<SqlResult<Row>>;
+  /**
+   * `query` as a named prepared statement: parsed and planned once per connection instead of on every call. For
+   * fixed SQL on hot paths only (each name must always carry the same text).
+   */
+  queryPrepared<Row extends QueryResultRow = QueryResultRow>(
+    name: string,
+    text: string,
+    params: unknown[],
   ): Promise<SqlResult<Row>>;
 }
 
@@ -33,10 +48,6 @@ export class Database implements SqlExecutor {
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
-  /**
-   * `query` as a named prepared statement: parsed and planned once per connection instead of on every call. For
-   * fixed SQL on hot paths only (each name must always carry the same text).
-   */
   async queryPrepared<Row extends QueryResultRow = QueryResultRow>(
     name: string,
     text: string,
@@ -58,6 +69,10 @@ export class Database implements SqlExecutor {
     const tx: SqlExecutor = {
       query: async <Row extends QueryResultRow>(text: string, params?: unknown[]) => {
         const result = await client.query<Row>(text, params);
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      },
+      queryPrepared: async <Row extends QueryResultRow>(name: string, text: string, params: unknown[]) => {
+        const result = await client.query<Row>({ name, text, values: params });
         return { rows: result.rows, rowCount: result.rowCount ?? 0 };
       },
     };

@@ -74,15 +74,110 @@ export type SubscriptionEventRow = Pick<SubscriptionEventEntity, (typeof EVENT_R
 
 const EVENT_COLUMNS = selectList(SubscriptionEventEntity, EVENT_ROW, 'e');
 
+/** A renewal's payment; its address is the subscription's. */
 export interface NewPayment {
-  /** Lowercase. */
-  address: string;
   gateway: string;
   amountMinor: bigint;
   transfer: TransferReference | null;
   periodStart: Date;
   periodEnd: Date;
 }
+
+/** A subscription's change as one statement writes it: the row's new state and its history entry. */
+export interface SubscriptionChange {
+  /** Lowercase. */
+  address: string;
+  state: SubscriptionPeriodState;
+  expiryRecordedFor: Date | null;
+  /** The database's clock once the row was locked: the row's `updated_at` and the entry's `at`. */
+  now: Date;
+  event: Pick<NewSubscriptionEvent, 'type' | 'actor' | 'actorKeyId' | 'previousPeriodEnd' | 'idempotencyKey'>;
+}
+
+/** A locked subscription (null: none yet) and the database's clock read once the lock was granted. */
+export interface LockedSubscription {
+  current: StoredSubscription | null;
+  now: Date;
+}
+
+/** A renewal as written: the row after it, and its payment's id (null: the transfer was credited before). */
+export interface Renewal {
+  stored: StoredSubscription;
+  paymentId: string | null;
+}
+
+function renewal(row: StoredSubscription & { paymentId: string | null }): Renewal {
+  const { paymentId, ...stored } = row;
+  return { stored, paymentId };
+}
+
+/*
+ * The pieces of the change statements, one parameter layout for all: $1–$7 the row (changeParameters), $8–$12 the
+ * history entry, $13–$21 the payment (paymentParameters). The history and payment inserts select from the CTE
+ * before them, so nothing is written after a row that was not (an insert that met an existing row) or a payment
+ * that was refused. Parameters in a SELECT list carry casts: there no target column gives them a type.
+ */
+const UPDATE_ROW = `UPDATE subscriptions
+  SET current_period_start = $2, current_period_end = $3, cancel_at_period_end = $4, canceled_at = $5,
+      expiry_recorded_for = $6, updated_at = $7
+  WHERE address = $1
+  RETURNING ${COLUMNS}`;
+
+const INSERT_ROW = `INSERT INTO subscriptions
+    (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, expiry_recorded_for,
+     created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+  ON CONFLICT (address) DO NOTHING
+  RETURNING ${COLUMNS}`;
+
+// The unique index ux_payments_transfer refuses a transfer credited before; a concurrent insert of the same
+// transfer waits for the other transaction to commit or roll back.
+const PAYMENT = `INSERT INTO payments
+    (address, gateway, amount_minor, period_start, period_end, chain_id, token, payer, tx_hash, log_index)
+  SELECT $1::varchar, $13::varchar, $14::numeric, $15::timestamptz, $16::timestamptz, $17::bigint, $18::varchar,
+         $19::varchar, $20::varchar, $21::int
+  FROM s
+  ON CONFLICT DO NOTHING
+  RETURNING id`;
+
+/** Completed by the payment's id and its source: `id FROM p` (a renewal cites its payment) or `NULL FROM s`. */
+const HISTORY = `INSERT INTO subscription_events
+    (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key, payment_id)
+  SELECT $1::varchar, $8::varchar, $7::timestamptz, $9::varchar, $10::varchar, $11::timestamptz,
+         $3::timestamptz, $12::varchar`;
+
+const changeParameters = ({
+  address,
+  state,
+  expiryRecordedFor,
+  now,
+  event,
+}: SubscriptionChange): unknown[] => [
+  address,
+  ...stateParameters(state),
+  expiryRecordedFor,
+  now,
+  event.type,
+  event.actor,
+  event.actorKeyId,
+  event.previousPeriodEnd,
+  event.idempotencyKey,
+];
+
+const paymentParameters = (payment: NewPayment): unknown[] => {
+  const { transfer } = payment;
+  return [
+    payment.gateway,
+    payment.amountMinor.toString(),
+    payment.periodStart,
+    payment.periodEnd,
+    transfer?.chainId ?? null,
+    transfer?.token ?? null,
+    transfer?.payer ?? null,
+    transfer?.txHash ?? null,
+    transfer?.logIndex ?? null,
+  ];
+};
 
 /**
  * Owns the queries of subscriptions, their history and their payments. Every time comes from the database's
@@ -111,48 +206,60 @@ export class SubscriptionsRepository {
     return rows[0] ?? null;
   }
 
-  /** Creates the subscription unless it exists; null when it did (the caller then locks it). */
-  async insertIfAbsent(
-    tx: SqlExecutor,
-    address: string,
-    state: SubscriptionPeriodState,
-    now: Date,
-  ): Promise<StoredSubscription | null> {
-    const { rows } = await tx.query<StoredSubscription>(
-      `INSERT INTO subscriptions
-         (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6)
-       ON CONFLICT (address) DO NOTHING
-       RETURNING ${COLUMNS}`,
-      [address, ...stateParameters(state), now],
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Reads the subscription and locks it until the transaction ends: changes of one address run one at a time. */
-  async lock(tx: SqlExecutor, address: string): Promise<StoredSubscription | null> {
-    const { rows } = await tx.query<StoredSubscription>(
-      `SELECT ${COLUMNS} FROM subscriptions WHERE address = $1 FOR UPDATE`,
+  /**
+   * Reads the subscription and locks it until the transaction ends (changes of one address run one at a time),
+   * with the clock read once the lock is granted: the outer projection runs after the lateral subquery locked its
+   * row, so `now` orders the changes of one subscription the way they took effect. Always one row, so the clock
+   * comes back when the subscription does not exist yet.
+   */
+  async lock(tx: SqlExecutor, address: string): Promise<LockedSubscription> {
+    const { rows } = await tx.queryPrepared<Partial<StoredSubscription> & { now: Date }>(
+      'subscriptions_lock',
+      `SELECT l.*, clock_timestamp() AS now
+       FROM (SELECT 1) AS one
+       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM subscriptions WHERE address = $1 FOR UPDATE) AS l ON true`,
       [address],
     );
-    return rows[0] ?? null;
+    const { now, ...row } = rows[0]!;
+    return { now, current: row.address === null ? null : (row as StoredSubscription) };
   }
 
-  /** Writes a locked subscription's new state. */
-  async update(
+  /**
+   * Writes a first renewal: the row, its payment and its history entry, in one statement. Null when the row exists
+   * (a concurrent first renewal created it; the caller then locks it). `paymentId` is null when the payment's
+   * transfer was credited before: the caller must roll back.
+   */
+  async insertRenewal(
     tx: SqlExecutor,
-    address: string,
-    state: SubscriptionPeriodState,
-    expiryRecordedFor: Date | null,
-    now: Date,
-  ): Promise<StoredSubscription> {
-    const { rows } = await tx.query<StoredSubscription>(
-      `UPDATE subscriptions
-       SET current_period_start = $2, current_period_end = $3, cancel_at_period_end = $4, canceled_at = $5,
-           expiry_recorded_for = $6, updated_at = $7
-       WHERE address = $1
-       RETURNING ${COLUMNS}`,
-      [address, ...stateParameters(state), expiryRecordedFor, now],
+    change: SubscriptionChange,
+    payment: NewPayment,
+  ): Promise<Renewal | null> {
+    const { rows } = await tx.queryPrepared<StoredSubscription & { paymentId: string | null }>(
+      'subscriptions_insert_renewal',
+      `WITH s AS (${INSERT_ROW}), p AS (${PAYMENT}), h AS (${HISTORY}, id FROM p)
+       SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`,
+      [...changeParameters(change), ...paymentParameters(payment)],
+    );
+    return rows[0] ? renewal(rows[0]) : null;
+  }
+
+  /** `insertRenewal` of a locked row that exists: the same statement with an update, so never null. */
+  async updateRenewal(tx: SqlExecutor, change: SubscriptionChange, payment: NewPayment): Promise<Renewal> {
+    const { rows } = await tx.queryPrepared<StoredSubscription & { paymentId: string | null }>(
+      'subscriptions_update_renewal',
+      `WITH s AS (${UPDATE_ROW}), p AS (${PAYMENT}), h AS (${HISTORY}, id FROM p)
+       SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`,
+      [...changeParameters(change), ...paymentParameters(payment)],
+    );
+    return renewal(rows[0]!);
+  }
+
+  /** Writes a locked row's change that pays nothing (a cancel) and its history entry, in one statement. */
+  async updateUnpaid(tx: SqlExecutor, change: SubscriptionChange): Promise<StoredSubscription> {
+    const { rows } = await tx.queryPrepared<StoredSubscription>(
+      'subscriptions_update_unpaid',
+      `WITH s AS (${UPDATE_ROW}), h AS (${HISTORY}, NULL FROM s) SELECT * FROM s`,
+      changeParameters(change),
     );
     return rows[0]!;
   }
@@ -217,34 +324,6 @@ export class SubscriptionsRepository {
       page ? [address, ...pageParameters(page)] : [address],
     );
     return page ? toPage(rows, page.limit) : rows;
-  }
-
-  /**
-   * Records a payment; returns its id, or null when its transfer was credited before (the unique index
-   * `ux_payments_transfer`: a concurrent insert of the same transfer waits for the other to commit or roll back).
-   */
-  async insertPayment(tx: SqlExecutor, payment: NewPayment): Promise<string | null> {
-    const { transfer } = payment;
-    const { rows } = await tx.query<{ id: string }>(
-      `INSERT INTO payments
-         (address, gateway, amount_minor, period_start, period_end, chain_id, token, payer, tx_hash, log_index)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT DO NOTHING
-       RETURNING id`,
-      [
-        payment.address,
-        payment.gateway,
-        payment.amountMinor.toString(),
-        payment.periodStart,
-        payment.periodEnd,
-        transfer?.chainId ?? null,
-        transfer?.token ?? null,
-        transfer?.payer ?? null,
-        transfer?.txHash ?? null,
-        transfer?.logIndex ?? null,
-      ],
-    );
-    return rows[0]?.id ?? null;
   }
 
   /** The log indexes of a transaction's transfers already credited. */

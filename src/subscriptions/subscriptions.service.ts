@@ -17,13 +17,20 @@ import {
 import { PAYMENT_GATEWAY, type PaymentCredit, type PaymentGateway } from './payment/payment-gateway.js';
 import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
-import { cancelSubscription, renewSubscription, subscriptionStatus } from './subscription-state.js';
+import {
+  cancelSubscription,
+  renewSubscription,
+  subscriptionStatus,
+  type SubscriptionPeriodState,
+} from './subscription-state.js';
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import {
   SubscriptionsRepository,
+  type NewPayment,
   type PaymentRow,
+  type Renewal,
   type StoredSubscription,
   type SubscriptionEventRow,
 } from './subscriptions.repository.js';
@@ -37,21 +44,17 @@ interface Actor {
 
 type ChangeType = 'renewed' | 'canceled';
 
-/** A change a request made, once applied to the locked row. */
+/** A change a request made, once written with its history entry. */
 interface Change {
   type: ChangeType;
   /** Lowercase. */
   address: string;
-  actor: Actor;
-  idempotencyKey: string | null;
   now: Date;
   previousPeriodEnd: Date | null;
   /** The row after the change. */
   stored: StoredSubscription;
   /** Event-specific additions to the outbox event's `data`. */
   data?: Record<string, unknown>;
-  /** The payment a renewal recorded. */
-  paymentId?: string;
 }
 
 const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
@@ -174,11 +177,16 @@ export class SubscriptionsService {
     return this.db.transaction(async (tx) => {
       const now = await this.repository.clock(tx);
       const due = await this.repository.claimDueExpiries(tx, now, limit);
-      for (const subscription of due) await this.recordExpiry(tx, subscription);
+      for (const subscription of due) await this.recordExpiry(tx, subscription, now);
       return due.length;
     });
   }
 
+  /**
+   * Round trips for an existing subscription, besides BEGIN and COMMIT: the lock with the clock, the row with its
+   * payment and history entry, the event with its deliveries. A first renewal inserts the row instead (and locks
+   * again if a concurrent one created it first).
+   */
   private async renewLocked(
     tx: SqlExecutor,
     actor: Actor,
@@ -189,54 +197,58 @@ export class SubscriptionsService {
   ): Promise<SubscriptionDto> {
     const credit = await this.uncredited(tx, credits);
     const periodMs = this.periodMs * credit.periods;
-    let now = await this.repository.clock(tx);
+    let { current, now } = await this.repository.lock(tx, address);
+    const payment = (next: SubscriptionPeriodState): NewPayment => ({
+      gateway: this.payments.name,
+      amountMinor: credit.amountMinor,
+      transfer: credit.transfer,
+      periodStart: new Date(next.currentPeriodEnd.getTime() - periodMs),
+      periodEnd: next.currentPeriodEnd,
+    });
+    const event = { type: 'renewed', actor: actor.address, actorKeyId: actor.keyId, idempotencyKey } as const;
     let previousPeriodEnd: Date | null = null;
-    // A first renewal creates the row; of concurrent first renewals one inserts and the others find its row.
-    let stored = await this.repository.insertIfAbsent(
-      tx,
-      address,
-      renewSubscription(null, now, periodMs).next,
-      now,
-    );
-    if (stored === null) {
-      const current = await this.repository.lock(tx, address);
+    let renewal: Renewal | null = null;
+    if (current === null) {
+      const { next } = renewSubscription(null, now, periodMs);
+      renewal = await this.repository.insertRenewal(
+        tx,
+        { address, state: next, expiryRecordedFor: null, now, event: { ...event, previousPeriodEnd } },
+        payment(next),
+      );
+      // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
+      if (renewal === null) ({ current, now } = await this.repository.lock(tx, address));
+    }
+    if (renewal === null) {
       if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
-      now = await this.repository.clock(tx);
       // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
       const expiryDue =
         subscriptionStatus(current, now) !== 'active' &&
         current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
-      if (expiryDue) await this.recordExpiry(tx, current);
-      const renewal = renewSubscription(current, now, periodMs);
-      previousPeriodEnd = renewal.previousPeriodEnd;
-      stored = await this.repository.update(
+      if (expiryDue) await this.recordExpiry(tx, current, now);
+      const { next } = renewSubscription(current, now, periodMs);
+      previousPeriodEnd = current.currentPeriodEnd;
+      renewal = await this.repository.updateRenewal(
         tx,
-        address,
-        renewal.next,
-        expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor,
-        now,
+        {
+          address,
+          state: next,
+          expiryRecordedFor: expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor,
+          now,
+          event: { ...event, previousPeriodEnd },
+        },
+        payment(next),
       );
     }
-    const paymentId = await this.repository.insertPayment(tx, {
-      address,
-      gateway: this.payments.name,
-      amountMinor: credit.amountMinor,
-      transfer: credit.transfer,
-      periodStart: new Date(stored.currentPeriodEnd.getTime() - periodMs),
-      periodEnd: stored.currentPeriodEnd,
-    });
+    const { stored, paymentId } = renewal;
     // Credited meanwhile by a concurrent renewal citing the same transfer: this one rolls back.
     if (paymentId === null) throw PaymentErrors.alreadyUsed(credit.transfer!.txHash);
     const { transfer } = credit;
     return this.recordChange(tx, changes, {
       type: 'renewed',
       address,
-      actor,
-      idempotencyKey,
       now,
       previousPeriodEnd,
       stored,
-      paymentId,
       data: {
         periods: credit.periods,
         payment: paymentDto({
@@ -274,17 +286,26 @@ export class SubscriptionsService {
     idempotencyKey: string | null,
     changes: ChangeType[],
   ): Promise<SubscriptionDto> {
-    const current = await this.repository.lock(tx, address);
-    const now = await this.repository.clock(tx);
+    const { current, now } = await this.repository.lock(tx, address);
     const outcome = cancelSubscription(current, now, immediate);
     if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
     if (outcome.kind === 'unchanged') return toSubscriptionDto(address, current, now);
-    const stored = await this.repository.update(tx, address, outcome.next, current.expiryRecordedFor, now);
+    const stored = await this.repository.updateUnpaid(tx, {
+      address,
+      state: outcome.next,
+      expiryRecordedFor: current.expiryRecordedFor,
+      now,
+      event: {
+        type: 'canceled',
+        actor: actor.address,
+        actorKeyId: actor.keyId,
+        previousPeriodEnd: current.currentPeriodEnd,
+        idempotencyKey,
+      },
+    });
     return this.recordChange(tx, changes, {
       type: 'canceled',
       address,
-      actor,
-      idempotencyKey,
       now,
       previousPeriodEnd: current.currentPeriodEnd,
       stored,
@@ -293,8 +314,8 @@ export class SubscriptionsService {
   }
 
   /**
-   * The history entry and the outbox event of an accepted change. The event's `data` is the subscription object
-   * with the period end before the change, plus `data`. Returns the subscription object.
+   * The outbox event of an accepted change, whose row and history entry are written. The event's `data` is the
+   * subscription object with the period end before the change, plus `data`. Returns the subscription object.
    */
   private async recordChange(
     tx: SqlExecutor,
@@ -303,31 +324,21 @@ export class SubscriptionsService {
   ): Promise<SubscriptionDto> {
     const { address, stored, now, previousPeriodEnd } = change;
     changes.push(change.type);
-    await this.repository.insertEvent(tx, {
-      address,
-      type: change.type,
-      at: now,
-      actor: change.actor.address,
-      actorKeyId: change.actor.keyId,
-      previousPeriodEnd,
-      currentPeriodEnd: stored.currentPeriodEnd,
-      idempotencyKey: change.idempotencyKey,
-      paymentId: change.paymentId ?? null,
-    });
     const subscription = toSubscriptionDto(address, stored, now);
     await this.outbox.record(tx, {
       type: `subscription.${change.type}`,
       address,
       data: { ...subscription, previousPeriodEnd: iso(previousPeriodEnd), ...change.data },
+      occurredAt: now,
     });
     return subscription;
   }
 
   /**
-   * The history entry and the `subscription.expired` event of a period that ran out. The caller marks
-   * `expiry_recorded_for` in the same transaction, which makes this exactly-once per period end.
+   * The history entry and the `subscription.expired` event of a period that ran out, recorded at `now`. The caller
+   * marks `expiry_recorded_for` in the same transaction, which makes this exactly-once per period end.
    */
-  private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription): Promise<void> {
+  private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription, now: Date): Promise<void> {
     const end = subscription.currentPeriodEnd;
     // Seen from its own end, a period is no longer active: `canceled` or `expired`.
     const ended = toSubscriptionDto(subscription.address, subscription, end);
@@ -345,6 +356,7 @@ export class SubscriptionsService {
       type: 'subscription.expired',
       address: subscription.address,
       data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
+      occurredAt: now,
     });
   }
 

@@ -7,7 +7,7 @@ import {
   type PagePosition,
   type PageRequest,
 } from '../../common/pagination/cursor-page.js';
-import { Database, type SqlExecutor } from '../../database/database.service.js';
+import { Database, type SqlExecutor, type SqlStatement } from '../../database/database.service.js';
 import { selectList } from '../../database/select-list.js';
 import { WebhookAttemptEntity } from '../webhook-attempt.entity.js';
 import { WebhookDeliveryEntity, type WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
@@ -109,19 +109,20 @@ export class WebhookDeliveryRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Creates one delivery per matching configuration in the producer's transaction: a rolled-back change leaves none,
-   * a committed one leaves them pending, for the workers' next claim.
+   * The SQL that creates one delivery per matching configuration, for the outbox to run in the statement that
+   * records the event: a rolled-back change leaves none, a committed one leaves them pending, for the workers' next
+   * claim. Its text is fixed, so the outbox can prepare it.
    */
-  async fanOut(tx: SqlExecutor, input: FanOutInput): Promise<void> {
-    await tx.query(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
-       SELECT id, $1, $3::text, $4, now() FROM webhook_endpoints
+  fanOut(input: FanOutInput): SqlStatement {
+    return {
+      text: `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+       SELECT id, $1::uuid, $3::text, $4::text, now() FROM webhook_endpoints
        WHERE enabled
-         AND (owner_address = $2 OR owner_address = ANY($5::varchar[]))
+         AND (owner_address = $2::varchar OR owner_address = ANY($5::varchar[]))
          AND ('*' = ANY(events) OR $3::text = ANY(events))
        ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
-      [input.eventId, input.address, input.eventType, input.body, input.operators],
-    );
+      params: [input.eventId, input.address, input.eventType, input.body, input.operators],
+    };
   }
 
   /** Creates deliveries of one event to the given configurations, already held by the caller (no worker takes them). */

@@ -93,6 +93,8 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
         type: TEST_EVENT_TYPE,
         address,
         data: { address, message: 'Test event from Tollgate, sent by POST /webhooks/test.' },
+        // This host's clock, as the attempt's webhook-timestamp: a test orders against no other change.
+        occurredAt: new Date(),
       });
       return this.repository.insertClaimed(tx, { ...event, body: webhookBody(event) }, endpointIds);
     });
