@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import { getAddress, type Hex } from 'viem';
 import { freePort } from '../src/common/net/free-port.js';
+import { SubscriptionsRepository } from '../src/subscriptions/subscriptions.repository.js';
 import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { http, type JsonResponse } from './utils/http.js';
 import { startServiceProcess } from './utils/service-process.js';
@@ -333,6 +335,77 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
         txHash.toLowerCase(),
       ]);
       expect(rows[0].n).toBe(1);
+    });
+  });
+
+  describe('a transfer credited between the check and the write', () => {
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    /** An enabled configuration of `owner` for every event, with no worker to take its deliveries. */
+    const webhook = async (owner: string): Promise<string> => {
+      const { rows } = await db.query(
+        `INSERT INTO webhook_endpoints (owner_address, url, events, secret)
+         VALUES ($1, $2, ARRAY['*'], $3) RETURNING id`,
+        [
+          owner.toLowerCase(),
+          `http://127.0.0.1:9/${randomUUID()}`,
+          `whsec_${randomBytes(32).toString('base64')}`,
+        ],
+      );
+      return rows[0].id as string;
+    };
+    const deliveries = async (endpointId: string): Promise<number> => {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1`,
+        [endpointId],
+      );
+      return rows[0].n as number;
+    };
+    /** The race the unique index settles: the check before the row lock sees the transfer not credited yet. */
+    const missCheck = () =>
+      jest.spyOn(paid.app.get(SubscriptionsRepository), 'creditedTransfers').mockResolvedValue(new Set());
+
+    it('rolls back a renewal of an existing subscription entirely: no history, no event, no delivery', async () => {
+      const user = await payer();
+      const txHash = await token.transfer(user.address, receiver, PRICE);
+      expect((await renew(user, { payment: { txHash } })).status).toBe(200);
+      const before = (await status(user)).body;
+      const endpoint = await webhook(user.address);
+
+      missCheck();
+      expectRefused(await renew(user, { payment: { txHash } }), 409, 'payment_already_used');
+      expect((await status(user)).body).toEqual(before);
+      for (const table of ['payments', 'subscription_events', 'events'] as const) {
+        expect(await count(table, user.address)).toBe(1);
+      }
+      expect(await deliveries(endpoint)).toBe(0);
+    });
+
+    it('rolls back a first renewal entirely: not even the subscription is left', async () => {
+      await token.mint(operatorWallet.address, PRICE);
+      const txHash = await token.transfer(operatorWallet.address, receiver, PRICE);
+      const [credited, other] = [newWallet().address, newWallet().address];
+      expect((await renew(operator, { address: credited, payment: { txHash } })).status).toBe(200);
+      // Operators receive every subscription event.
+      const endpoint = await webhook(operatorWallet.address);
+
+      missCheck();
+      expectRefused(
+        await renew(operator, { address: other, payment: { txHash } }),
+        409,
+        'payment_already_used',
+      );
+      expect((await status(operator, other)).body.status).toBe('none');
+      const { rowCount } = await db.query(`SELECT 1 FROM subscriptions WHERE address = $1`, [
+        other.toLowerCase(),
+      ]);
+      expect(rowCount).toBe(0);
+      for (const table of ['payments', 'subscription_events', 'events'] as const) {
+        expect(await count(table, other)).toBe(0);
+      }
+      expect(await deliveries(endpoint)).toBe(0);
     });
   });
 

@@ -600,9 +600,24 @@ describe('subscriptions over HTTP', () => {
       const status = (await c.status(user)).body;
       expect(ms(status.currentPeriodStart)).toBe(start);
       expect(ms(status.currentPeriodEnd) - start).toBe(20 * PERIOD_MS);
-      expect(await c.rows('subscription_events', user.address)).toHaveLength(20);
       expect(await c.rows('payments', user.address)).toHaveLength(20);
-      expect(await c.rows('events', user.address)).toHaveLength(20);
+
+      // One chain of periods in the order the changes took effect: each entry starts where the one before ended,
+      // and its time (the clock read once the row lock was granted) comes after the one before.
+      const entries = await c.rows('subscription_events', user.address);
+      expect(entries).toHaveLength(20);
+      expect(entries[0].previous_period_end).toBeNull();
+      for (const [i, entry] of entries.entries()) {
+        expect(entry.current_period_end.getTime() - start).toBe((i + 1) * PERIOD_MS);
+        if (i === 0) continue;
+        expect(entry.previous_period_end).toEqual(entries[i - 1].current_period_end);
+        expect(entry.at.getTime()).toBeGreaterThan(entries[i - 1].at.getTime());
+      }
+      // Each event carries its change's time, so the outbox has the same order.
+      const events = await c.rows('events', user.address);
+      expect(events.map((event) => [event.data.currentPeriodEnd, event.created_at])).toEqual(
+        entries.map((entry) => [entry.current_period_end.toISOString(), entry.at]),
+      );
     });
   });
 
