@@ -20,8 +20,8 @@ export interface RecordedEvent extends NewEvent {
 /**
  * Reacts to an event inside the transaction that recorded it (the webhooks module fans out deliveries): returns
  * SQL to run in the very statement that inserts the event, or nothing. Its parameters are numbered from $1; it may
- * read the inserted row from the CTE `event`. Its text must depend on nothing but whether it has one: the
- * statement is prepared once per distinct text.
+ * read the inserted row from the CTE `event`. Keep its text fixed: the composed statement is prepared once per
+ * combination of texts that occurs.
  */
 export interface OutboxHandler {
   followUp(event: RecordedEvent): SqlStatement | undefined;
@@ -48,7 +48,7 @@ export class EventOutbox {
   }
 
   async record(tx: SqlExecutor, event: NewEvent): Promise<RecordedEvent> {
-    // Chosen here rather than by the database: a follow-up (the webhook body) carries them.
+    // The id is chosen here rather than by the database: a follow-up (the webhook body) carries it.
     const recorded: RecordedEvent = { ...event, id: randomUUID() };
     const followUps: SqlStatement[] = [];
     for (const handler of this.handlers) {

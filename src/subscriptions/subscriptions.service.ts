@@ -225,8 +225,8 @@ export class SubscriptionsService {
         subscriptionStatus(current, now) !== 'active' &&
         current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
       if (expiryDue) await this.recordExpiry(tx, current, now);
-      const { next } = renewSubscription(current, now, periodMs);
-      previousPeriodEnd = current.currentPeriodEnd;
+      const { next, previousPeriodEnd: end } = renewSubscription(current, now, periodMs);
+      previousPeriodEnd = end;
       renewal = await this.repository.updateRenewal(
         tx,
         {
