@@ -18,7 +18,7 @@ import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js
 import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
 import { ResponseBatcher } from './common/http/response-batcher.js';
 import { requestId } from './common/http/request-id.js';
-import { UnexpectedBodyInterceptor } from './common/validation/unexpected-body.interceptor.js';
+import { UnexpectedBodyGuard } from './common/validation/unexpected-body.guard.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
 import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -96,7 +96,8 @@ async function buildApp(
   await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalInterceptors(new UnexpectedBodyInterceptor());
+  // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 400.
+  app.useGlobalGuards(new UnexpectedBodyGuard());
   if (config.corsOrigins.length > 0) {
     // Cross-origin callers may read the next page's cursor and the request id, not only the CORS-safe headers.
     app.enableCors({

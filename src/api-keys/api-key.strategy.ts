@@ -30,7 +30,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     const token = bearerToken(request);
     if (token === null || !looksLikeApiKey(token)) return null;
     if (!isWellFormedApiKey(token)) throw AuthErrors.invalidApiKey();
-    const key = await this.lookup.find(digestApiKey(token));
+    const key = await this.lookup.find(digestApiKey(token), request.cacheTicket);
     if (!key) throw AuthErrors.invalidApiKey();
     if (key.revokedAt) throw AuthErrors.apiKeyRevoked();
     this.usage.touch(key.id);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { storageAddress } from '../common/address/wallet-address.js';
 import { Database } from '../database/database.service.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
-import { InvalidationLog } from '../cache/invalidation-log.service.js';
+import { InvalidationLog, type InvalidationTicket } from '../cache/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
 /** A wallet's "sign out everywhere" as a session token's `iat` must meet it: seconds, 0 when there is none. */
@@ -36,9 +36,12 @@ export class SessionRevocations {
     });
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    const cached = await this.notRevoked.getOrLoad(jti, async () =>
-      (await this.repository.isTokenRevoked(jti)) ? undefined : true,
+  /** `ticket`, here and below: the request's (InvalidationLog.requestTicket). */
+  async isRevoked(jti: string, ticket?: InvalidationTicket): Promise<boolean> {
+    const cached = await this.notRevoked.getOrLoad(
+      jti,
+      async () => ((await this.repository.isTokenRevoked(jti)) ? undefined : true),
+      { ticket },
     );
     return cached === undefined;
   }
@@ -48,12 +51,16 @@ export class SessionRevocations {
    * cutoff at 12:00:00.400 refuses every token dated 12:00:00 or earlier, and a sign-in later in that second is dated
    * 12:00:01 (SessionTokenService.issue).
    */
-  async sessionsNotBefore(address: string): Promise<number> {
+  async sessionsNotBefore(address: string, ticket?: InvalidationTicket): Promise<number> {
     const key = storageAddress(address);
-    const cutoff = await this.cutoffs.getOrLoad(key, async () => {
-      const notBefore = await this.repository.sessionCutoff(key);
-      return notBefore ? { seconds: Math.floor(notBefore.getTime() / 1000) + 1 } : NO_CUTOFF;
-    });
+    const cutoff = await this.cutoffs.getOrLoad(
+      key,
+      async () => {
+        const notBefore = await this.repository.sessionCutoff(key);
+        return notBefore ? { seconds: Math.floor(notBefore.getTime() / 1000) + 1 } : NO_CUTOFF;
+      },
+      { ticket },
+    );
     return (cutoff ?? NO_CUTOFF).seconds;
   }
 

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { Database } from '../database/database.service.js';
 import { InvalidationLog } from './invalidation-log.service.js';
 
@@ -22,7 +23,8 @@ class ScriptedDatabase {
   }
 }
 
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Long enough for a read the log has scheduled to start: reads start at most once a millisecond. */
+const turn = (): Promise<void> => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 3));
 const nothing = (horizon: string): Row[] => [{ horizon, topic: null, key: null }];
 
 describe('InvalidationLog', () => {
@@ -43,23 +45,14 @@ describe('InvalidationLog', () => {
     await expect(Promise.all([first, second])).resolves.toEqual([true, true]);
   });
 
-  it('takes one ticket per request, at its first cache read, and a new one outside requests', async () => {
-    const outside = [log.requestTicket(), log.requestTicket()];
+  it('gives a request one ticket, on first use, and a new one to every read without a request', () => {
+    const outside = [log.ticket(), log.ticket()];
     expect(outside[1]).toBeGreaterThan(outside[0]!);
-    const inRequest = async (): Promise<number[]> => {
-      log.beginRequest();
-      const first = log.requestTicket();
-      await turn();
-      return [first, log.requestTicket()];
-    };
-    // Each request runs in its own async context, as each arrives through its own guard call.
-    const [a, b] = await Promise.all([
-      new Promise<number[]>((resolve) => setImmediate(() => resolve(inRequest()))),
-      new Promise<number[]>((resolve) => setImmediate(() => resolve(inRequest()))),
-    ]);
-    expect(a![0]).toBe(a![1]);
-    expect(b![0]).toBe(b![1]);
-    expect(a![0]).not.toBe(b![0]);
+    const a = {};
+    const b = {};
+    const first = log.requestTicket(a);
+    expect(log.requestTicket(b)).toBeGreaterThan(first);
+    expect(log.requestTicket(a)).toBe(first);
   });
 
   it('passes a ticket already covered by a finished read without asking again', async () => {
@@ -105,6 +98,26 @@ describe('InvalidationLog', () => {
     await expect(Promise.all(barriers)).resolves.toEqual([true, true, true]);
     await turn();
     expect(db.reads).toHaveLength(2);
+  });
+
+  it('starts reads at most once a millisecond, the first one on the next turn', async () => {
+    jest.useFakeTimers();
+    try {
+      const first = log.barrier();
+      jest.advanceTimersToNextTimer();
+      expect(db.reads).toHaveLength(1);
+      db.reads[0]!.answer(nothing('100'));
+      await first;
+      const second = log.barrier();
+      jest.advanceTimersByTime(0.5);
+      expect(db.reads).toHaveLength(1);
+      jest.advanceTimersByTime(0.6);
+      expect(db.reads).toHaveLength(2);
+      db.reads[1]!.answer(nothing('101'));
+      await expect(second).resolves.toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('applies invalidations, then reads from the horizon on', async () => {

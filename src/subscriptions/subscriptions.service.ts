@@ -5,6 +5,7 @@ import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
+import type { InvalidationTicket } from '../cache/invalidation-log.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import type { PaymentDto, PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
@@ -92,9 +93,12 @@ export class SubscriptionsService {
     };
   }
 
-  /** Computed at read time from the stored timestamps (cached until they change). */
-  async status(address: Address): Promise<SubscriptionDto> {
-    const subscription = await this.reads.find(storageAddress(address));
+  /**
+   * Computed at read time from the stored timestamps (cached until they change). `ticket`: the request's
+   * (InvalidationLog.requestTicket).
+   */
+  async status(address: Address, ticket?: InvalidationTicket): Promise<SubscriptionDto> {
+    const subscription = await this.reads.find(storageAddress(address), ticket);
     const now = new Date();
     return subscription === null
       ? toSubscriptionDto(address, null, now)

@@ -1,7 +1,7 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { InvalidationLog } from '../../cache/invalidation-log.service.js';
+import { InvalidationLog, type TicketCarrier } from '../../cache/invalidation-log.service.js';
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 import type { CredentialRequest } from '../strategies/session-credentials.js';
@@ -40,8 +40,8 @@ export class AccessGuard extends AuthGuard(STRATEGIES) {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    // First, before anything reads a cache for this request.
-    this.invalidations.beginRequest();
+    // First, before anything reads a cache for this request: the strategies and handlers pass it on.
+    this.invalidations.requestTicket(context.switchToHttp().getRequest<TicketCarrier>());
     const access = routeAccess(this.reflector, context);
     if (access.public) return true;
     await super.canActivate(context);

@@ -4,7 +4,7 @@ import { Strategy } from 'passport-jwt';
 import type { Principal } from '../principal.js';
 import type { SessionClaims } from '../session-token.service.js';
 import { SessionTokenService } from '../session-token.service.js';
-import { bearerToken } from './session-credentials.js';
+import { bearerToken, type CredentialRequest } from './session-credentials.js';
 import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
 /** A session token in `Authorization: Bearer <jwt>`. */
@@ -14,10 +14,14 @@ export class JwtHeaderStrategy extends PassportStrategy(Strategy, 'jwt') {
     tokens: SessionTokenService,
     private readonly sessions: SessionPrincipals,
   ) {
-    super({ jwtFromRequest: bearerToken, ...sessionTokenVerification(tokens) });
+    super({
+      jwtFromRequest: bearerToken,
+      passReqToCallback: true as const,
+      ...sessionTokenVerification(tokens),
+    });
   }
 
-  validate(claims: SessionClaims): Promise<Principal> {
-    return this.sessions.principalOf(claims);
+  validate(request: CredentialRequest, claims: SessionClaims): Promise<Principal> {
+    return this.sessions.principalOf(claims, request.cacheTicket);
   }
 }

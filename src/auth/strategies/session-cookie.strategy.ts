@@ -7,7 +7,7 @@ import { AuthErrors } from '../auth.errors.js';
 import { isAllowedCookieRequest, webOrigin, type OriginCheckRequest } from '../guards/csrf-origin.js';
 import type { Principal } from '../principal.js';
 import { SessionTokenService, type SessionClaims } from '../session-token.service.js';
-import { sessionCookieToken } from './session-credentials.js';
+import { sessionCookieToken, type CredentialRequest } from './session-credentials.js';
 import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
 /**
@@ -33,8 +33,8 @@ export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-c
     );
   }
 
-  async validate(request: OriginCheckRequest, claims: SessionClaims): Promise<Principal> {
-    const principal = await this.sessions.principalOf(claims);
+  async validate(request: OriginCheckRequest & CredentialRequest, claims: SessionClaims): Promise<Principal> {
+    const principal = await this.sessions.principalOf(claims, request.cacheTicket);
     if (!isAllowedCookieRequest(request, this.allowedOrigins)) throw AuthErrors.csrfOriginMismatch();
     return principal;
   }

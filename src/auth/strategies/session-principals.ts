@@ -6,6 +6,7 @@ import { checksumAddress, isWalletAddress } from '../../common/address/wallet-ad
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 import { ALL_SCOPES } from '../scopes.js';
+import type { InvalidationTicket } from '../../cache/invalidation-log.service.js';
 import { SessionRevocations } from '../session-revocations.service.js';
 import {
   JWT_ALGORITHM,
@@ -46,7 +47,7 @@ export class SessionPrincipals {
    * Checks the claims beyond the signature: their shape, that the token was not logged out, and that it was issued
    * after the wallet's last "sign out everywhere". Both answers are cached (see SessionRevocations).
    */
-  async principalOf(claims: SessionClaims): Promise<Principal> {
+  async principalOf(claims: SessionClaims, ticket?: InvalidationTicket): Promise<Principal> {
     if (
       typeof claims.jti !== 'string' ||
       typeof claims.exp !== 'number' ||
@@ -56,8 +57,8 @@ export class SessionPrincipals {
       throw AuthErrors.invalidToken();
     }
     const [revoked, notBefore] = await Promise.all([
-      this.revocations.isRevoked(claims.jti),
-      this.revocations.sessionsNotBefore(claims.sub),
+      this.revocations.isRevoked(claims.jti, ticket),
+      this.revocations.sessionsNotBefore(claims.sub, ticket),
     ]);
     if (revoked || claims.iat < notBefore) throw AuthErrors.tokenRevoked();
     const address = checksumAddress(claims.sub);
