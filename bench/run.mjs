@@ -70,9 +70,10 @@ async function startService(databaseUrl, env = {}) {
   };
 }
 
-async function startRaw() {
+/** A server of bench/ in its own process, with the service's node flags: raw node:http, or the bare Nest route. */
+async function startReference(script) {
   const port = await freePort();
-  const child = fork(join(root, 'bench/raw-server.mjs'), { env: { PORT: String(port) } });
+  const child = fork(join(root, 'bench', script), { env: { PORT: String(port) }, execArgv: NODE_FLAGS });
   await new Promise((resolve) => child.once('message', resolve));
   return { url: `http://127.0.0.1:${port}`, child, stop: () => child.kill() };
 }
@@ -199,7 +200,8 @@ async function main() {
   const logger = pino({ level: 'warn' });
   const database = await startEmbeddedPostgres(dataDir, logger);
   await runMigrations(database.url);
-  const raw = await startRaw();
+  const raw = await startReference('raw-server.mjs');
+  const bareNest = await startReference('bare-nest-server.mjs');
   const owner = privateKeyToAccount(generatePrivateKey());
   const service = await startService(database.url, {
     OPERATOR_ADDRESSES: owner.address,
@@ -261,7 +263,11 @@ async function main() {
       // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
       // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
       await load({ url: raw.url, duration: 2 });
+      await load({ url: `${bareNest.url}/health`, duration: 4 });
       for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
+      // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.
+      const [rawBare, bare] = await alternate([{ url: raw.url }, { url: `${bareNest.url}/health` }], 2);
+      record('reference: a bare NestJS route on Fastify (a constant)', bare, rawBare);
       for (const [name, request] of reads) await sideBySide(name, request);
     }
 
@@ -546,6 +552,7 @@ async function main() {
     if (largeInstance && largeInstance.child.exitCode === null) await largeInstance.stop();
     await service.stop();
     raw.stop();
+    bareNest.stop();
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
