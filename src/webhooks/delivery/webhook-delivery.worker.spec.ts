@@ -36,6 +36,17 @@ function slowDeliveries(ms: number) {
   return { service, attempted };
 }
 
+function workerOver(
+  queue: ReturnType<typeof fakeQueue>,
+  deliveries: ReturnType<typeof slowDeliveries>,
+): WebhookDeliveryWorker {
+  return new WebhookDeliveryWorker(
+    { workersEnabled: true } as AppConfig,
+    deliveries.service as unknown as WebhookDeliveryService,
+    queue.repository as unknown as WebhookDeliveryRepository,
+  );
+}
+
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition() && Date.now() < deadline) await delay(5);
@@ -45,11 +56,7 @@ describe('WebhookDeliveryWorker', () => {
   it('keeps claiming when a poll finds more than half of its slots busy', async () => {
     const queue = fakeQueue();
     const deliveries = slowDeliveries(150);
-    const worker = new WebhookDeliveryWorker(
-      { workersEnabled: true } as AppConfig,
-      deliveries.service as unknown as WebhookDeliveryService,
-      queue.repository as unknown as WebhookDeliveryRepository,
-    );
+    const worker = workerOver(queue, deliveries);
     // 40 due: a claim that does not fill the 64 slots, so the worker polls again 25 ms later, while all 40 still run.
     queue.commit(40);
     worker.onModuleInit();
@@ -67,11 +74,7 @@ describe('WebhookDeliveryWorker', () => {
   it('claims half its slots at a time under a backlog, never more than it has free', async () => {
     const queue = fakeQueue();
     const deliveries = slowDeliveries(20);
-    const worker = new WebhookDeliveryWorker(
-      { workersEnabled: true } as AppConfig,
-      deliveries.service as unknown as WebhookDeliveryService,
-      queue.repository as unknown as WebhookDeliveryRepository,
-    );
+    const worker = workerOver(queue, deliveries);
     queue.commit(300);
     worker.onModuleInit();
     try {
