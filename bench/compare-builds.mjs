@@ -31,6 +31,8 @@ async function startService(checkout, databaseUrl) {
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      // Production requires a payment gateway; reads are measured, so the free one.
+      PAYMENT_GATEWAY: 'free',
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',

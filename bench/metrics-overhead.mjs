@@ -29,6 +29,8 @@ async function startService(databaseUrl, env) {
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      // Production requires a payment gateway; reads are measured, so the free one.
+      PAYMENT_GATEWAY: 'free',
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',
