@@ -338,8 +338,9 @@ describe('hostile input on every route', () => {
         });
       }
     }
-    // Routes without a body take none, or {}; any field is unknown to them.
+    // Routes without a body take none, or {}; any field is unknown to them. Without a credential, 401 comes first.
     expect(await codeOf('POST', '/auth/logout', '{"everywhere":true}')).toBe('400 validation_failed');
+    expect(await codeOf('POST', '/auth/logout', '{"everywhere":true}', '')).toBe('401 missing_credentials');
     expect(await codeOf('POST', `/webhooks/deliveries/${UUID}/retry`, '{"force":true}')).toBe(
       '400 validation_failed',
     );
