@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { PG_POOL } from './pg-pool.js';
 
 export interface SqlResult<Row> {
@@ -31,6 +31,23 @@ export interface SqlExecutor {
   ): Promise<SqlResult<Row>>;
 }
 
+/** What runs a query: the pool, or a transaction's client. */
+interface QueryRunner {
+  query<Row extends QueryResultRow>(config: QueryConfig): Promise<QueryResult<Row>>;
+}
+
+/** An executor on `runner`: plain statements, and named ones prepared once per connection. */
+function executorOn(runner: QueryRunner): SqlExecutor {
+  const run = async <Row extends QueryResultRow>(config: QueryConfig): Promise<SqlResult<Row>> => {
+    const result = await runner.query<Row>(config);
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  };
+  return {
+    query: (text, values) => run({ text, values }),
+    queryPrepared: (name, text, values) => run({ name, text, values }),
+  };
+}
+
 /**
  * Thin access to PostgreSQL for the repositories. TypeORM owns the schema (entities, migrations); queries go
  * straight to the `pg` pool, which gives predictable result shapes for `UPDATE … RETURNING` and keeps the hot
@@ -38,23 +55,25 @@ export interface SqlExecutor {
  */
 @Injectable()
 export class Database implements SqlExecutor {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  private readonly onPool: SqlExecutor;
 
-  async query<Row extends QueryResultRow = QueryResultRow>(
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {
+    this.onPool = executorOn(pool);
+  }
+
+  query<Row extends QueryResultRow = QueryResultRow>(
     text: string,
     params?: unknown[],
   ): Promise<SqlResult<Row>> {
-    const result = await this.pool.query<Row>(text, params);
-    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    return this.onPool.query<Row>(text, params);
   }
 
-  async queryPrepared<Row extends QueryResultRow = QueryResultRow>(
+  queryPrepared<Row extends QueryResultRow = QueryResultRow>(
     name: string,
     text: string,
     params: unknown[],
   ): Promise<SqlResult<Row>> {
-    const result = await this.pool.query<Row>({ name, text, values: params });
-    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    return this.onPool.queryPrepared<Row>(name, text, params);
   }
 
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
@@ -66,16 +85,7 @@ export class Database implements SqlExecutor {
       broken = true;
     };
     client.on('error', onError);
-    const tx: SqlExecutor = {
-      query: async <Row extends QueryResultRow>(text: string, params?: unknown[]) => {
-        const result = await client.query<Row>(text, params);
-        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-      },
-      queryPrepared: async <Row extends QueryResultRow>(name: string, text: string, params: unknown[]) => {
-        const result = await client.query<Row>({ name, text, values: params });
-        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-      },
-    };
+    const tx = executorOn(client);
     try {
       await client.query('BEGIN');
       const result = await work(tx);

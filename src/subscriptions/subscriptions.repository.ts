@@ -146,6 +146,11 @@ const HISTORY = `INSERT INTO subscription_events
   SELECT $1::varchar, $8::varchar, $7::timestamptz, $9::varchar, $10::varchar, $11::timestamptz,
          $3::timestamptz, $12::varchar`;
 
+/** A renewal written with `row` (INSERT_ROW or UPDATE_ROW): the row, then its payment and history entry. */
+const renewalStatement = (row: string): string =>
+  `WITH s AS (${row}), p AS (${PAYMENT}), h AS (${HISTORY}, id FROM p)
+   SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`;
+
 const changeParameters = ({
   address,
   state,
@@ -189,8 +194,8 @@ export class SubscriptionsRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * The database's current time. `clock_timestamp()`, not `now()`: taken after a row lock was granted, it orders
-   * the changes of one subscription the way they took effect.
+   * The database's current time, for the expiry sweep. A change reads its clock with its row lock instead (`lock`),
+   * so that the clock orders the changes of one subscription the way they took effect.
    */
   async clock(tx: SqlExecutor): Promise<Date> {
     const { rows } = await tx.query<{ now: Date }>(`SELECT clock_timestamp() AS now`);
@@ -234,24 +239,12 @@ export class SubscriptionsRepository {
     change: SubscriptionChange,
     payment: NewPayment,
   ): Promise<Renewal | null> {
-    const { rows } = await tx.queryPrepared<StoredSubscription & { paymentId: string | null }>(
-      'subscriptions_insert_renewal',
-      `WITH s AS (${INSERT_ROW}), p AS (${PAYMENT}), h AS (${HISTORY}, id FROM p)
-       SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`,
-      [...changeParameters(change), ...paymentParameters(payment)],
-    );
-    return rows[0] ? renewal(rows[0]) : null;
+    return this.writeRenewal(tx, 'subscriptions_insert_renewal', INSERT_ROW, change, payment);
   }
 
   /** `insertRenewal` of a locked row that exists: the same statement with an update, so never null. */
   async updateRenewal(tx: SqlExecutor, change: SubscriptionChange, payment: NewPayment): Promise<Renewal> {
-    const { rows } = await tx.queryPrepared<StoredSubscription & { paymentId: string | null }>(
-      'subscriptions_update_renewal',
-      `WITH s AS (${UPDATE_ROW}), p AS (${PAYMENT}), h AS (${HISTORY}, id FROM p)
-       SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`,
-      [...changeParameters(change), ...paymentParameters(payment)],
-    );
-    return renewal(rows[0]!);
+    return (await this.writeRenewal(tx, 'subscriptions_update_renewal', UPDATE_ROW, change, payment))!;
   }
 
   /** Writes a locked row's change that pays nothing (a cancel) and its history entry, in one statement. */
@@ -324,6 +317,21 @@ export class SubscriptionsRepository {
       page ? [address, ...pageParameters(page)] : [address],
     );
     return page ? toPage(rows, page.limit) : rows;
+  }
+
+  private async writeRenewal(
+    tx: SqlExecutor,
+    name: string,
+    row: string,
+    change: SubscriptionChange,
+    payment: NewPayment,
+  ): Promise<Renewal | null> {
+    const { rows } = await tx.queryPrepared<StoredSubscription & { paymentId: string | null }>(
+      name,
+      renewalStatement(row),
+      [...changeParameters(change), ...paymentParameters(payment)],
+    );
+    return rows[0] ? renewal(rows[0]) : null;
   }
 
   /** The log indexes of a transaction's transfers already credited. */

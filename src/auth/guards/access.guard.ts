@@ -40,10 +40,11 @@ export class AccessGuard extends AuthGuard(STRATEGIES) {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    // First, before anything reads a cache for this request: the strategies and handlers pass it on.
-    this.invalidations.requestTicket(context.switchToHttp().getRequest<TicketCarrier>());
     const access = routeAccess(this.reflector, context);
     if (access.public) return true;
+    // Before anything reads a cache for this request: the strategies and handlers pass it on. Public routes read
+    // none with it (a read without a ticket takes its own), so they are spared the write to the request.
+    this.invalidations.requestTicket(context.switchToHttp().getRequest<TicketCarrier>());
     await super.canActivate(context);
     const { options } = access;
     const principal = context.switchToHttp().getRequest<{ user: Principal }>().user;

@@ -24,9 +24,10 @@ export class UnexpectedBodyGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
-    if (body === undefined || body === null || typeof body !== 'object') return true;
+    if (body === undefined || body === null || typeof body !== 'object' || !this.isBodyless(context))
+      return true;
     const fields = Object.keys(body);
-    if (fields.length > 0 && this.isBodyless(context)) {
+    if (fields.length > 0) {
       const problems = fields.map((field) => ({ field, message: `property ${field} should not exist` }));
       throw ApiError.badRequest('validation_failed', problems.map((p) => p.message).join('; '), {
         fields: problems,
