@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
 import { AuthErrors } from './auth.errors.js';
 import { AuthRepository } from './auth.repository.js';
-import { LoginChallenges, type LoginChallenge } from './login-challenges.js';
+import { LoginChallenges, type LiveSlot, type LoginChallenge } from './login-challenges.js';
 import type { Principal } from './principal.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService, type IssuedSession } from './session-token.service.js';
@@ -55,7 +55,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
    */
   async verify(address: Address, signature: `0x${string}`, message?: string): Promise<IssuedSession> {
     const now = new Date();
-    const candidates = this.candidates(await this.liveChallenges(address, now), message);
+    const candidates = this.candidates(address, await this.liveSlots(address, now), message);
     if (candidates.length === 0) throw AuthErrors.challengeNotFound();
 
     const { verdict, index } = await this.verifier.verifyAny({
@@ -90,11 +90,11 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     await this.revocations.cutOff(principal.address, now);
   }
 
-  /** The unconsumed challenges of each live slot, newest first: one per slot, the next generation of each. */
-  private async liveChallenges(address: Address, now: Date): Promise<LoginChallenge[]> {
+  /** The live slots, newest first, each with its next generation: one unconsumed challenge per slot. */
+  private async liveSlots(address: Address, now: Date): Promise<LiveSlot[]> {
     const slots = this.challenges.liveSlots(now);
     const consumed = await this.repository.consumedPerSlot(storageAddress(address), slots);
-    return slots.map((slot) => this.challenges.challenge(address, slot, consumed.get(slot.getTime()) ?? 0));
+    return slots.map((slot) => ({ slot, generation: consumed.get(slot.getTime()) ?? 0 }));
   }
 
   /**
@@ -102,15 +102,18 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
    * it names none, each live challenge's message and (unless AUTH_REQUIRE_SIWE) its bare nonce, the interface's
    * literal flow.
    */
-  private candidates(live: LoginChallenge[], message: string | undefined): Candidate[] {
+  private candidates(address: Address, live: LiveSlot[], message: string | undefined): Candidate[] {
     if (message !== undefined) {
-      const named = live.find((challenge) => challenge.message === message);
+      const named = this.challenges.named(address, live, message);
       return named ? [{ challenge: named, signedText: named.message }] : [];
     }
-    return live.flatMap((challenge) => [
-      { challenge, signedText: challenge.message },
-      ...(this.config.authRequireSiwe ? [] : [{ challenge, signedText: challenge.nonce }]),
-    ]);
+    return live.flatMap(({ slot, generation }) => {
+      const challenge = this.challenges.challenge(address, slot, generation);
+      return [
+        { challenge, signedText: challenge.message },
+        ...(this.config.authRequireSiwe ? [] : [{ challenge, signedText: challenge.nonce }]),
+      ];
+    });
   }
 
   private async purge(): Promise<void> {

@@ -70,4 +70,25 @@ describe('LoginChallenges', () => {
     const nonces = new Set([base.nonce, ...variants.map((variant) => variant.nonce)]);
     expect(nonces.size).toBe(variants.length + 1);
   });
+
+  it('names the live challenge a message is, by its nonce and then its whole text, and no other', () => {
+    const now = at('2026-11-22T01:07:30.000Z');
+    const live = challenges.liveSlots(now).map((slot, index) => ({ slot, generation: index }));
+    const [newest, older] = live.map(({ slot, generation }) =>
+      challenges.challenge(address, slot, generation),
+    );
+    expect(challenges.named(address, live, older!.message)).toEqual(older);
+    expect(challenges.named(address, live, newest!.message)).toEqual(newest);
+    // Its nonce, another field changed: refused. A consumed generation or another address's challenge: refused.
+    expect(
+      challenges.named(address, live, newest!.message.replace('Chain ID: 1', 'Chain ID: 10')),
+    ).toBeUndefined();
+    expect(
+      challenges.named(address, live, challenges.challenge(address, live[0]!.slot, 1).message),
+    ).toBeUndefined();
+    expect(
+      challenges.named(address, live, challenges.challenge(other, live[0]!.slot, 0).message),
+    ).toBeUndefined();
+    expect(challenges.named(address, live, newest!.nonce)).toBeUndefined();
+  });
 });

@@ -11,6 +11,12 @@ export interface ChallengeSettings {
   ttlSeconds: number;
 }
 
+/** A live slot of an address and its generation: what names one challenge. */
+export interface LiveSlot {
+  slot: Date;
+  generation: number;
+}
+
 export interface LoginChallenge {
   nonce: string;
   message: string;
@@ -23,9 +29,8 @@ const NONCE_LENGTH = 24;
 const NONCE_SPACE = BigInt(BASE62_ALPHABET.length) ** BigInt(NONCE_LENGTH);
 /**
  * Messages built recently. siwe validates a message it builds with its ABNF parser, about half a millisecond of the
- * event loop each, and a verify rebuilds the message of every live slot (two or three) that the nonce request built
- * moments before: a tenth of a login's CPU. A message is a pure function of its nonce's inputs and the address as
- * written, so a cached one is the same text.
+ * event loop each, and a verify needs the message that the nonce request built moments before. A message is a pure
+ * function of its nonce's inputs and the address as written, so a cached one is the same text.
  */
 const MESSAGE_CACHE_ENTRIES = 10_000;
 
@@ -80,9 +85,26 @@ export class LoginChallenges {
   }
 
   challenge(address: Address, slot: Date, generation: number): LoginChallenge {
+    return this.withMessage(address, slot, this.nonce(address, slot, generation));
+  }
+
+  /**
+   * The live challenge whose message is `message`, if any. Only the nonces of the live slots are computed (an HMAC
+   * each); the one message that can match, the one carrying its nonce, is then built and compared in full.
+   */
+  named(address: Address, live: readonly LiveSlot[], message: string): LoginChallenge | undefined {
+    for (const { slot, generation } of live) {
+      const nonce = this.nonce(address, slot, generation);
+      if (!message.includes(`\nNonce: ${nonce}\n`)) continue;
+      const challenge = this.withMessage(address, slot, nonce);
+      return challenge.message === message ? challenge : undefined;
+    }
+    return undefined;
+  }
+
+  private withMessage(address: Address, slot: Date, nonce: string): LoginChallenge {
     const issuedAt = new Date(slot.getTime());
     const expiresAt = new Date(issuedAt.getTime() + this.ttlMs);
-    const nonce = this.nonce(address, issuedAt, generation);
     // The nonce covers every field but the address's letter case, which the message keeps as given.
     const cacheKey = `${nonce}:${address}`;
     let message = this.messages.get(cacheKey);
