@@ -324,7 +324,8 @@ async function main() {
       const PER_RUN = Number(process.env.BENCH_VERIFY_PER_RUN ?? 800);
       const samples = [];
       const MIXED = Number(process.env.BENCH_VERIFY_MIXED ?? 600);
-      for (let i = 0; i < ROUNDS * PER_RUN * 2 + MIXED * 2; i++) {
+      const WARM_UP = 300;
+      for (let i = 0; i < (WARM_UP + ROUNDS * PER_RUN) * 2 + MIXED * 2; i++) {
         const account = privateKeyToAccount(generatePrivateKey());
         const nonce = await (
           await fetch(`${service.url}/auth/nonce`, {
@@ -339,6 +340,35 @@ async function main() {
           signature: await account.signMessage({ message: nonce.message }),
         });
       }
+      let next = 0;
+      /** `amount` logins against one instance, timed from the first request to the last answer. */
+      const verifyLoad = async (instance, amount) => {
+        // Timed from the first request to the last answer: autocannon's own duration for a fixed amount of
+        // requests ends on its next one-second tick, which understated this rate by up to a third.
+        const started = performance.now();
+        let lastAnswer = started;
+        const result = await new Promise((resolve, reject) => {
+          const run = autocannon(
+            {
+              url: `${instance.url}/auth/verify`,
+              method: 'POST',
+              connections: CONNECTIONS,
+              headers: { 'content-type': 'application/json' },
+              amount,
+              requests: [
+                { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
+              ],
+            },
+            (error, finished) => (error ? reject(error) : resolve(finished)),
+          );
+          run.on('response', () => (lastAnswer = performance.now()));
+        });
+        return { result, seconds: (lastAnswer - started) / 1000 };
+      };
+      // Warm-up, not recorded, as for the reads: the baseline's first recoveries build the curve's precomputed
+      // tables and compile the arithmetic, and so do each instance's recovery threads.
+      await verifyBaseline(samples, 1);
+      for (const instance of [service, inLoop]) await verifyLoad(instance, WARM_UP);
       // Baseline and both services alternate in rounds, so a drift in the machine's speed (it is shared) hits all
       // alike; each side's rate is its total work over its total time.
       const baseline = { done: 0, seconds: 0, rounds: [] };
@@ -346,35 +376,15 @@ async function main() {
         [service, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
         [inLoop, { done: 0, seconds: 0, p50: [], p99: [], errors: 0 }],
       ]);
-      let next = 0;
       for (let round = 0; round < ROUNDS; round++) {
         const base = await verifyBaseline(samples, DURATION / ROUNDS);
         baseline.rounds.push(Math.round(base.done / base.seconds));
         baseline.done += base.done;
         baseline.seconds += base.seconds;
         for (const [instance, totals] of served) {
-          // Timed from the first request to the last answer: autocannon's own duration for a fixed amount of
-          // requests ends on its next one-second tick, which understated this rate by up to a third.
-          const started = performance.now();
-          let lastAnswer = started;
-          const result = await new Promise((resolve, reject) => {
-            const run = autocannon(
-              {
-                url: `${instance.url}/auth/verify`,
-                method: 'POST',
-                connections: CONNECTIONS,
-                headers: { 'content-type': 'application/json' },
-                amount: PER_RUN,
-                requests: [
-                  { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
-                ],
-              },
-              (error, finished) => (error ? reject(error) : resolve(finished)),
-            );
-            run.on('response', () => (lastAnswer = performance.now()));
-          });
+          const { result, seconds } = await verifyLoad(instance, PER_RUN);
           totals.done += result.requests.total;
-          totals.seconds += (lastAnswer - started) / 1000;
+          totals.seconds += seconds;
           totals.p50.push(result.latency.p50);
           totals.p99.push(result.latency.p99);
           totals.errors += result.errors + result.timeouts + (result.non2xx ?? 0);
