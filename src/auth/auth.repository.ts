@@ -14,7 +14,10 @@ export class AuthRepository {
 
   /** How many of the address's challenges of each of these slots have been consumed (absent: none). */
   async consumedPerSlot(address: string, slots: Date[]): Promise<Map<number, number>> {
-    const { rows } = await this.db.query<Pick<ConsumedChallengeEntity, 'issuedAt'> & { consumed: number }>(
+    const { rows } = await this.db.queryPrepared<
+      Pick<ConsumedChallengeEntity, 'issuedAt'> & { consumed: number }
+    >(
+      'tollgate_consumed_per_slot',
       `SELECT ${ISSUED_AT}, count(*)::int AS consumed FROM consumed_challenges
        WHERE address = $1 AND issued_at = ANY($2::timestamptz[])
        GROUP BY issued_at`,
@@ -25,15 +28,24 @@ export class AuthRepository {
 
   /**
    * Records a challenge as used in one atomic statement: of many concurrent verifies of the same challenge exactly
-   * one gets `true` (the nonce is the primary key).
+   * one gets `consumed` (the nonce is the primary key). The same statement reads the address's "sign out
+   * everywhere" cutoff, which the session the login opens must be dated after: one round trip for both.
    */
-  async consumeChallenge(challenge: ConsumedChallenge): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `INSERT INTO consumed_challenges (nonce, address, issued_at, expires_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (nonce) DO NOTHING`,
+  async consumeChallenge(
+    challenge: ConsumedChallenge,
+  ): Promise<{ consumed: boolean; sessionCutoff: Date | undefined }> {
+    const { rows } = await this.db.queryPrepared<{ consumed: boolean; not_before: Date | null }>(
+      'tollgate_consume_challenge',
+      `WITH consumed AS (
+         INSERT INTO consumed_challenges (nonce, address, issued_at, expires_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (nonce) DO NOTHING
+         RETURNING nonce
+       )
+       SELECT EXISTS (SELECT 1 FROM consumed) AS consumed,
+              (SELECT not_before FROM session_cutoffs WHERE address = $2) AS not_before`,
       [challenge.nonce, challenge.address, challenge.issuedAt, challenge.expiresAt],
     );
-    return rowCount === 1;
+    return { consumed: rows[0]!.consumed, sessionCutoff: rows[0]!.not_before ?? undefined };
   }
 
   async revokeToken(tx: SqlExecutor, jti: string, expiresAt: Date): Promise<void> {

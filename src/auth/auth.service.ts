@@ -6,7 +6,7 @@ import { AuthErrors } from './auth.errors.js';
 import { AuthRepository } from './auth.repository.js';
 import { LoginChallenges, type LiveSlot, type LoginChallenge } from './login-challenges.js';
 import type { Principal } from './principal.js';
-import { SessionRevocations } from './session-revocations.service.js';
+import { cutoffSeconds, SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService, type IssuedSession } from './session-token.service.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
 
@@ -68,15 +68,15 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const { challenge } = candidates[index]!;
     // A chain check can take seconds: the challenge must still be live when it is used.
     if (challenge.expiresAt.getTime() <= Date.now()) throw AuthErrors.challengeNotFound();
-    const consumed = await this.repository.consumeChallenge({
+    const { consumed, sessionCutoff } = await this.repository.consumeChallenge({
       address: storageAddress(address),
       nonce: challenge.nonce,
       issuedAt: challenge.issuedAt,
       expiresAt: challenge.expiresAt,
     });
     if (!consumed) throw AuthErrors.challengeNotFound();
-    // A sign-in in the same second as a "sign out everywhere" is dated after it (see SessionRevocations).
-    return this.tokens.issue(address, now, await this.revocations.sessionsNotBefore(address));
+    // A sign-in in the same second as a "sign out everywhere" is dated after it.
+    return this.tokens.issue(address, now, cutoffSeconds(sessionCutoff));
   }
 
   async logout(principal: Principal): Promise<void> {

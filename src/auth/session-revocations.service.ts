@@ -13,6 +13,15 @@ interface SessionsNotBefore {
 const NO_CUTOFF: SessionsNotBefore = { seconds: 0 };
 
 /**
+ * The smallest `iat` (seconds) a session token of a wallet whose cutoff is `notBefore` may carry, 0 without one.
+ * Token times are whole seconds, so a cutoff at 12:00:00.400 refuses every token dated 12:00:00 or earlier, and a
+ * sign-in later in that second is dated 12:00:01 (SessionTokenService.issue).
+ */
+export function cutoffSeconds(notBefore: Date | undefined): number {
+  return notBefore ? Math.floor(notBefore.getTime() / 1000) + 1 : NO_CUTOFF.seconds;
+}
+
+/**
  * Whether a session token was logged out, alone (logout) or with every session of its wallet (sign out
  * everywhere). "Not revoked" is cached per token id and each wallet's cutoff per address; the database triggers on
  * revoked_tokens and session_cutoffs write the invalidations in the changing transaction, so a logged-out token is
@@ -46,18 +55,14 @@ export class SessionRevocations {
     return cached === undefined;
   }
 
-  /**
-   * The smallest `iat` (seconds) a session token of the address may carry. Token times are whole seconds, so a
-   * cutoff at 12:00:00.400 refuses every token dated 12:00:00 or earlier, and a sign-in later in that second is dated
-   * 12:00:01 (SessionTokenService.issue).
-   */
+  /** The smallest `iat` (seconds) a session token of the address may carry (see {@link cutoffSeconds}). */
   async sessionsNotBefore(address: string, ticket?: InvalidationTicket): Promise<number> {
     const key = storageAddress(address);
     const cutoff = await this.cutoffs.getOrLoad(
       key,
       async () => {
         const notBefore = await this.repository.sessionCutoff(key);
-        return notBefore ? { seconds: Math.floor(notBefore.getTime() / 1000) + 1 } : NO_CUTOFF;
+        return notBefore ? { seconds: cutoffSeconds(notBefore) } : NO_CUTOFF;
       },
       { ticket },
     );
