@@ -395,21 +395,7 @@ async function main() {
       // whole recovery.
       const mixed = new Map();
       for (const instance of [service, inLoop]) {
-        const logins = new Promise((resolve, reject) =>
-          autocannon(
-            {
-              url: `${instance.url}/auth/verify`,
-              method: 'POST',
-              connections: CONNECTIONS,
-              headers: { 'content-type': 'application/json' },
-              amount: MIXED,
-              requests: [
-                { setupRequest: (request) => ({ ...request, body: JSON.stringify(samples[next++]) }) },
-              ],
-            },
-            (error, finished) => (error ? reject(error) : resolve(finished)),
-          ),
-        );
+        const logins = verifyLoad(instance, MIXED);
         const reads = await load({
           url: `${instance.url}${statusPath}`,
           headers: { authorization: `Bearer ${key}` },
