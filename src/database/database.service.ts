@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { PG_POOL } from './pg-pool.js';
+import type { Sql } from './sql.js';
 
 export interface SqlResult<Row> {
   rows: Row[];
@@ -16,14 +17,22 @@ export interface SqlStatement {
 
 /** Runs SQL on one connection: the pool, or a transaction's client. */
 export interface SqlExecutor {
+  /** Runs a statement built with the `sql` tag (src/database/sql.ts). */
+  run<Row extends QueryResultRow = QueryResultRow>(statement: Sql): Promise<SqlResult<Row>>;
+  /**
+   * `run` as a named prepared statement: parsed and planned once per connection instead of on every call. For
+   * fixed SQL on hot paths only (each name must always carry the same text; only the values may change).
+   */
+  runPrepared<Row extends QueryResultRow = QueryResultRow>(
+    name: string,
+    statement: Sql,
+  ): Promise<SqlResult<Row>>;
+  /** @deprecated hand-numbered parameters: use `run` with the `sql` tag. Goes once every repository moved. */
   query<Row extends QueryResultRow = QueryResultRow>(
     text: string,
     params?: unknown[],
   ): Promise<SqlResult<Row>>;
-  /**
-   * `query` as a named prepared statement: parsed and planned once per connection instead of on every call. For
-   * fixed SQL on hot paths only (each name must always carry the same text).
-   */
+  /** @deprecated hand-numbered parameters: use `runPrepared` with the `sql` tag. */
   queryPrepared<Row extends QueryResultRow = QueryResultRow>(
     name: string,
     text: string,
@@ -43,6 +52,8 @@ function executorOn(runner: QueryRunner): SqlExecutor {
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   };
   return {
+    run: (statement) => run({ text: statement.text, values: statement.values }),
+    runPrepared: (name, statement) => run({ name, text: statement.text, values: statement.values }),
     query: (text, values) => run({ text, values }),
     queryPrepared: (name, text, values) => run({ name, text, values }),
   };
@@ -59,6 +70,17 @@ export class Database implements SqlExecutor {
 
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {
     this.onPool = executorOn(pool);
+  }
+
+  run<Row extends QueryResultRow = QueryResultRow>(statement: Sql): Promise<SqlResult<Row>> {
+    return this.onPool.run<Row>(statement);
+  }
+
+  runPrepared<Row extends QueryResultRow = QueryResultRow>(
+    name: string,
+    statement: Sql,
+  ): Promise<SqlResult<Row>> {
+    return this.onPool.runPrepared<Row>(name, statement);
   }
 
   query<Row extends QueryResultRow = QueryResultRow>(
