@@ -9,12 +9,6 @@ export interface SqlResult<Row> {
   rowCount: number;
 }
 
-/** SQL with its parameters, built by one module for another to run. */
-export interface SqlStatement {
-  text: string;
-  params: unknown[];
-}
-
 /** Runs SQL on one connection: the pool, or a transaction's client. */
 export interface SqlExecutor {
   /** Runs a statement built with the `sql` tag (src/database/sql.ts). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { SqlExecutor, SqlStatement } from '../database/database.service.js';
+import type { SqlExecutor } from '../database/database.service.js';
+import { empty, join, raw, sql, type Sql } from '../database/sql.js';
 import type { EventType } from './event-types.js';
 
 export interface NewEvent {
@@ -18,19 +19,14 @@ export interface RecordedEvent extends NewEvent {
 }
 
 /**
- * Reacts to an event inside the transaction that recorded it (the webhooks module fans out deliveries): returns
- * SQL to run in the very statement that inserts the event, or nothing. Its parameters are numbered from $1; it may
- * read the inserted row from the CTE `event`. Keep its text fixed: the composed statement is prepared once per
- * combination of texts that occurs.
+ * Reacts to an event inside the transaction that recorded it (the webhooks module fans out deliveries): returns a
+ * statement to run in the very statement that inserts the event, or nothing. It may read the inserted row from the
+ * CTE `event`. Keep its text fixed (only values vary): the composed statement is prepared once per combination of
+ * texts that occurs.
  */
 export interface OutboxHandler {
-  followUp(event: RecordedEvent): SqlStatement | undefined;
+  followUp(event: RecordedEvent): Sql | undefined;
 }
-
-const INSERT_EVENT = `INSERT INTO events (id, type, address, data, created_at)
-  VALUES ($1, $2, $3, $4, $5)
-  RETURNING id, type, address, created_at`;
-const EVENT_PARAMETERS = 5;
 
 /**
  * Records domain events in the caller's transaction and lets other modules react in that same transaction, so
@@ -40,8 +36,8 @@ const EVENT_PARAMETERS = 5;
 @Injectable()
 export class EventOutbox {
   private readonly handlers: OutboxHandler[] = [];
-  /** The statement's text and prepared name, by the follow-ups' texts: one entry per combination that occurs. */
-  private readonly statements = new Map<string, { name: string; text: string }>();
+  /** Prepared statement names, by the composed text: one per combination of follow-ups that occurs. */
+  private readonly names = new Map<string, string>();
 
   register(handler: OutboxHandler): void {
     this.handlers.push(handler);
@@ -50,44 +46,28 @@ export class EventOutbox {
   async record(tx: SqlExecutor, event: NewEvent): Promise<RecordedEvent> {
     // The id is chosen here rather than by the database: a follow-up (the webhook body) carries it.
     const recorded: RecordedEvent = { ...event, id: randomUUID() };
-    const followUps: SqlStatement[] = [];
+    const followUps: Sql[] = [];
     for (const handler of this.handlers) {
       const followUp = handler.followUp(recorded);
       if (followUp) followUps.push(followUp);
     }
-    const { name, text } = this.statement(followUps);
-    await tx.queryPrepared(name, text, [
-      recorded.id,
-      event.type,
-      event.address.toLowerCase(),
-      JSON.stringify(event.data),
-      event.occurredAt,
-      ...followUps.flatMap((followUp) => followUp.params),
-    ]);
+    const ctes = followUps.map((followUp, index) => sql`, ${raw(`f${index + 1}`)} AS (${followUp})`);
+    const statement = sql`WITH event AS (
+        INSERT INTO events (id, type, address, data, created_at)
+        VALUES (${recorded.id}, ${event.type}, ${event.address.toLowerCase()}, ${JSON.stringify(event.data)},
+          ${event.occurredAt})
+        RETURNING id, type, address, created_at
+      )${ctes.length > 0 ? join(ctes, '') : empty} SELECT FROM event`;
+    await tx.runPrepared(this.nameOf(statement.text), statement);
     return recorded;
   }
 
-  private statement(followUps: readonly SqlStatement[]): { name: string; text: string } {
-    const key = followUps.map((followUp) => followUp.text).join('\0');
-    let statement = this.statements.get(key);
-    if (statement === undefined) {
-      let offset = EVENT_PARAMETERS;
-      const ctes = followUps.map((followUp, index) => {
-        const shifted = renumber(followUp.text, offset);
-        offset += followUp.params.length;
-        return `, f${index + 1} AS (${shifted})`;
-      });
-      statement = {
-        name: `events_record_${this.statements.size}`,
-        text: `WITH event AS (${INSERT_EVENT})${ctes.join('')} SELECT FROM event`,
-      };
-      this.statements.set(key, statement);
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (name === undefined) {
+      name = `events_record_${this.names.size}`;
+      this.names.set(text, name);
     }
-    return statement;
+    return name;
   }
-}
-
-/** Shifts the parameter numbers of `text` by `offset` (`$1` becomes `$<offset + 1>`). */
-function renumber(text: string, offset: number): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }

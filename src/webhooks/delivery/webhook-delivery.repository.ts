@@ -7,7 +7,8 @@ import {
   type PagePosition,
   type PageRequest,
 } from '../../common/pagination/cursor-page.js';
-import { Database, type SqlExecutor, type SqlStatement } from '../../database/database.service.js';
+import { Database, type SqlExecutor } from '../../database/database.service.js';
+import { sql, type Sql } from '../../database/sql.js';
 import { selectList } from '../../database/select-list.js';
 import { WebhookAttemptEntity } from '../webhook-attempt.entity.js';
 import { WebhookDeliveryEntity, type WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
@@ -113,16 +114,13 @@ export class WebhookDeliveryRepository {
    * records the event: a rolled-back change leaves none, a committed one leaves them pending, for the workers' next
    * claim. Its text is fixed, so the outbox can prepare it.
    */
-  fanOut(input: FanOutInput): SqlStatement {
-    return {
-      text: `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
-       SELECT id, $1::uuid, $3::text, $4::text, now() FROM webhook_endpoints
+  fanOut(input: FanOutInput): Sql {
+    return sql`INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
+       SELECT id, ${input.eventId}::uuid, ${input.eventType}::text, ${input.body}::text, now() FROM webhook_endpoints
        WHERE enabled
-         AND (owner_address = $2::varchar OR owner_address = ANY($5::varchar[]))
-         AND ('*' = ANY(events) OR $3::text = ANY(events))
-       ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
-      params: [input.eventId, input.address, input.eventType, input.body, input.operators],
-    };
+         AND (owner_address = ${input.address}::varchar OR owner_address = ANY(${input.operators}::varchar[]))
+         AND ('*' = ANY(events) OR ${input.eventType}::text = ANY(events))
+       ON CONFLICT (endpoint_id, event_id) DO NOTHING`;
   }
 
   /** Creates deliveries of one event to the given configurations, already held by the caller (no worker takes them). */

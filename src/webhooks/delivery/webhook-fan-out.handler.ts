@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
-import type { SqlStatement } from '../../database/database.service.js';
+import type { Sql } from '../../database/sql.js';
 import { EventOutbox, type OutboxHandler, type RecordedEvent } from '../../events/event-outbox.service.js';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../events/event-types.js';
 import { TEST_EVENT_TYPE } from './webhook-delivery.service.js';
@@ -28,7 +28,7 @@ export class WebhookFanOut implements OutboxHandler, OnModuleInit {
     this.outbox.register(this);
   }
 
-  followUp(event: RecordedEvent): SqlStatement | undefined {
+  followUp(event: RecordedEvent): Sql | undefined {
     // Test events go to the configurations the caller picked, whatever those subscribe to (see sendTest).
     if (event.type === TEST_EVENT_TYPE) return undefined;
     return this.repository.fanOut({
