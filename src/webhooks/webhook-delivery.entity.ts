@@ -23,6 +23,10 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 @Index('ux_webhook_deliveries_endpoint_event', ['endpointId', 'eventId'], { unique: true })
 @Index('ix_webhook_deliveries_event_id', ['eventId'])
 @Index('ix_webhook_deliveries_pending_next_attempt_at', ['nextAttemptAt'], { where: `status = 'pending'` })
+// Due retries are claimed before first attempts (the queue's claim): this one reads them in due order.
+@Index('ix_webhook_deliveries_pending_retry_next_attempt_at', ['nextAttemptAt'], {
+  where: `status = 'pending' AND attempt_count > 0`,
+})
 @Check('ck_webhook_deliveries_status', `status IN ('pending', 'succeeded', 'failed')`)
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_webhook_deliveries' })

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { GuardedHttpClient } from './delivery/guarded-http.client.js';
+import { DeliveryQueue } from './delivery/queue/delivery-queue.js';
+import { PostgresDeliveryQueue } from './delivery/queue/postgres-delivery-queue.js';
 import { WebhookDeliveryRepository } from './delivery/webhook-delivery.repository.js';
 import { WebhookDeliveryService } from './delivery/webhook-delivery.service.js';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker.js';
@@ -21,6 +23,7 @@ import { WebhooksService } from './webhooks.service.js';
     WebhooksService,
     WebhooksRepository,
     WebhookDeliveryRepository,
+    { provide: DeliveryQueue, useClass: PostgresDeliveryQueue },
     WebhookDeliveryService,
     WebhookFanOut,
     WebhookDeliveryWorker,

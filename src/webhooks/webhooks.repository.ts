@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
+import { empty, raw, sql } from '../database/sql.js';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity.js';
 
 const RECORD = [
@@ -29,10 +30,10 @@ export type WebhookEndpointFields = Pick<
   'url' | 'events' | 'enabled' | 'description' | 'failingSince' | 'disabledReason'
 >;
 
-const COLUMNS = selectList(WebhookEndpointEntity, RECORD);
+const COLUMNS = raw(selectList(WebhookEndpointEntity, RECORD));
 
 /** How long a replaced secret keeps signing after a rotation. */
-const ROTATION_OVERLAP = `interval '24 hours'`;
+const ROTATION_OVERLAP = sql`interval '24 hours'`;
 
 /** Owns the queries of webhook configurations. */
 @Injectable()
@@ -41,33 +42,31 @@ export class WebhooksRepository {
 
   /** Serialises configuration changes of one wallet, so the per-wallet limit holds under concurrent creates. */
   async lockOwner(tx: SqlExecutor, ownerAddress: string): Promise<void> {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || $1, 0))`, [
-      ownerAddress,
-    ]);
+    await tx.run(
+      sql`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoints:' || ${ownerAddress}, 0))`,
+    );
   }
 
   /** The wallet's configurations, oldest first. */
   async listByOwner(ownerAddress: string): Promise<WebhookEndpointRecord[]> {
-    const { rows } = await this.db.query<WebhookEndpointRecord>(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = $1 ORDER BY created_at, id`,
-      [ownerAddress],
+    const { rows } = await this.db.run<WebhookEndpointRecord>(
+      sql`SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = ${ownerAddress} ORDER BY created_at, id`,
     );
     return rows;
   }
 
   async findOwned(ownerAddress: string, id: string): Promise<WebhookEndpointRecord | undefined> {
-    const { rows } = await this.db.query<WebhookEndpointRecord>(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = $1 AND id = $2`,
-      [ownerAddress, id],
+    const { rows } = await this.db.run<WebhookEndpointRecord>(
+      sql`SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = ${ownerAddress} AND id = ${id}`,
     );
     return rows[0];
   }
 
   /** The wallet's enabled configurations, oldest first. */
   async listEnabledByOwner(ownerAddress: string): Promise<WebhookEndpointRecord[]> {
-    const { rows } = await this.db.query<WebhookEndpointRecord>(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = $1 AND enabled ORDER BY created_at, id`,
-      [ownerAddress],
+    const { rows } = await this.db.run<WebhookEndpointRecord>(
+      sql`SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = ${ownerAddress} AND enabled
+       ORDER BY created_at, id`,
     );
     return rows;
   }
@@ -81,10 +80,9 @@ export class WebhooksRepository {
     ownerAddress: string,
     by: { id: string } | { url: string },
   ): Promise<WebhookEndpointRecord | undefined> {
-    const [column, value] = 'id' in by ? ['id', by.id] : ['url', by.url];
-    const { rows } = await tx.query<WebhookEndpointRecord>(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = $1 AND ${column} = $2 FOR UPDATE`,
-      [ownerAddress, value],
+    const match = 'id' in by ? sql`id = ${by.id}` : sql`url = ${by.url}`;
+    const { rows } = await tx.run<WebhookEndpointRecord>(
+      sql`SELECT ${COLUMNS} FROM webhook_endpoints WHERE owner_address = ${ownerAddress} AND ${match} FOR UPDATE`,
     );
     return rows[0];
   }
@@ -94,17 +92,15 @@ export class WebhooksRepository {
    * does not exist or belongs to someone else, which callers must not be able to tell apart.
    */
   async deleteOwned(ownerAddress: string, id: string): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `DELETE FROM webhook_endpoints WHERE owner_address = $1 AND id = $2`,
-      [ownerAddress, id],
+    const { rowCount } = await this.db.run(
+      sql`DELETE FROM webhook_endpoints WHERE owner_address = ${ownerAddress} AND id = ${id}`,
     );
     return rowCount === 1;
   }
 
   async countByOwner(tx: SqlExecutor, ownerAddress: string): Promise<number> {
-    const { rows } = await tx.query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM webhook_endpoints WHERE owner_address = $1`,
-      [ownerAddress],
+    const { rows } = await tx.run<{ count: number }>(
+      sql`SELECT count(*)::int AS count FROM webhook_endpoints WHERE owner_address = ${ownerAddress}`,
     );
     return rows[0]!.count;
   }
@@ -115,10 +111,10 @@ export class WebhooksRepository {
     fields: WebhookEndpointFields,
     secret: string,
   ): Promise<WebhookEndpointRecord> {
-    const { rows } = await tx.query<WebhookEndpointRecord>(
-      `INSERT INTO webhook_endpoints (owner_address, url, events, enabled, description, secret)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-      [ownerAddress, fields.url, fields.events, fields.enabled, fields.description, secret],
+    const { rows } = await tx.run<WebhookEndpointRecord>(
+      sql`INSERT INTO webhook_endpoints (owner_address, url, events, enabled, description, secret)
+       VALUES (${ownerAddress}, ${fields.url}, ${fields.events}, ${fields.enabled}, ${fields.description}, ${secret})
+       RETURNING ${COLUMNS}`,
     );
     return rows[0]!;
   }
@@ -133,27 +129,17 @@ export class WebhooksRepository {
     fields: WebhookEndpointFields,
     newSecret?: string,
   ): Promise<WebhookEndpointRecord> {
-    const rotate = newSecret !== undefined;
-    const { rows } = await tx.query<WebhookEndpointRecord>(
-      `UPDATE webhook_endpoints SET
-         url = $2, events = $3, enabled = $4, description = $5, failing_since = $6, disabled_reason = $7,
-         previous_secret = CASE WHEN $8 THEN secret ELSE previous_secret END,
-         previous_secret_expires_at = CASE WHEN $8 THEN now() + ${ROTATION_OVERLAP}
-                                           ELSE previous_secret_expires_at END,
-         secret = CASE WHEN $8 THEN $9 ELSE secret END,
-         updated_at = now()
-       WHERE id = $1 RETURNING ${COLUMNS}`,
-      [
-        id,
-        fields.url,
-        fields.events,
-        fields.enabled,
-        fields.description,
-        fields.failingSince,
-        fields.disabledReason,
-        rotate,
-        newSecret ?? null,
-      ],
+    const rotation =
+      newSecret === undefined
+        ? empty
+        : sql`previous_secret = secret, previous_secret_expires_at = now() + ${ROTATION_OVERLAP},
+           secret = ${newSecret},`;
+    const { rows } = await tx.run<WebhookEndpointRecord>(
+      sql`UPDATE webhook_endpoints SET
+         url = ${fields.url}, events = ${fields.events}, enabled = ${fields.enabled},
+         description = ${fields.description}, failing_since = ${fields.failingSince},
+         disabled_reason = ${fields.disabledReason}, ${rotation} updated_at = now()
+       WHERE id = ${id} RETURNING ${COLUMNS}`,
     );
     return rows[0]!;
   }

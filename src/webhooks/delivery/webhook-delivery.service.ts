@@ -6,18 +6,9 @@ import { Metrics } from '../../metrics/metrics.service.js';
 import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
 import { WebhookErrors } from '../webhooks.errors.js';
 import { GuardedHttpClient, type DeliveryOutcome } from './guarded-http.client.js';
+import { DeliveryQueue, type AfterFailure, type ClaimedDelivery } from './queue/delivery-queue.js';
 import { retryDelayMs } from './retry-schedule.js';
-import {
-  type AfterFailure,
-  type ClaimedDelivery,
-  type SuccessRecord,
-  WebhookDeliveryRepository,
-} from './webhook-delivery.repository.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
-import { WriteBatcher } from './write-batcher.js';
-
-/** Successful attempts recorded by one statement at most; a few hundred rows keep it well under a millisecond each. */
-const MAX_SUCCESS_BATCH = 256;
 
 /** What one attempt came to, as the test and retry routes report it. */
 export interface DeliveryResult {
@@ -47,18 +38,13 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  */
 @Injectable()
 export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdown {
-  /** The common case, a scheduled attempt that succeeded, is recorded together with others of the moment. */
-  private readonly successes: WriteBatcher<SuccessRecord>;
-
   constructor(
     private readonly db: Database,
     private readonly outbox: EventOutbox,
-    private readonly repository: WebhookDeliveryRepository,
+    private readonly queue: DeliveryQueue,
     private readonly client: GuardedHttpClient,
     private readonly metrics: Metrics,
-  ) {
-    this.successes = new WriteBatcher((records) => repository.recordSuccesses(records), MAX_SUCCESS_BATCH);
-  }
+  ) {}
 
   onModuleInit(): void {
     this.metrics.gauge(
@@ -66,17 +52,17 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
       'Webhook deliveries waiting for an attempt (depth), and the age in seconds of the oldest (oldest_seconds).',
       ['measure'],
       async (set) => {
-        const { depth, oldestSeconds } = await this.repository.pendingStats();
+        const { depth, oldestSeconds } = await this.queue.depth();
         set(depth, { measure: 'depth' });
         set(oldestSeconds, { measure: 'oldest_seconds' });
       },
     );
   }
 
-  /** The worker's attempt of a delivery it has claimed (`claimDue`); resolves once the attempt is recorded. */
+  /** The worker's attempt of a delivery the queue handed it; resolves once the attempt is recorded. */
   async deliverClaimed(delivery: ClaimedDelivery): Promise<void> {
     if (!delivery.endpointEnabled) {
-      await this.repository.abandon(delivery.id, 'webhook_disabled: the configuration was disabled');
+      await this.queue.abandon(delivery.id, 'webhook_disabled: the configuration was disabled');
       return;
     }
     await this.attempt(delivery, 'scheduled');
@@ -96,7 +82,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
         // This host's clock, as the attempt's webhook-timestamp: a test orders against no other change.
         occurredAt: new Date(),
       });
-      return this.repository.insertClaimed(tx, { ...event, body: webhookBody(event) }, endpointIds);
+      return this.queue.enqueueClaimed(tx, { ...event, body: webhookBody(event) }, endpointIds);
     });
     const order = new Map(endpointIds.map((id, index) => [id, index]));
     deliveries.sort((a, b) => order.get(a.endpointId)! - order.get(b.endpointId)!);
@@ -105,15 +91,10 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
 
   /** Re-sends one of the owner's deliveries now, whatever its status, and waits for the answer. */
   async retry(ownerAddress: string, deliveryId: string): Promise<DeliveryResult> {
-    const delivery = await this.repository.claimOwned(ownerAddress, deliveryId);
+    const delivery = await this.queue.claimOwned(ownerAddress, deliveryId);
     if (delivery === 'not_found') throw WebhookErrors.deliveryNotFound();
     if (delivery === 'busy') throw WebhookErrors.deliveryInProgress();
     return this.attempt(delivery, 'manual');
-  }
-
-  /** Resolves when every attempt recorded so far is written. */
-  flush(): Promise<void> {
-    return this.successes.drain();
   }
 
   // After the HTTP server has stopped (unlike onModuleDestroy), so a test or re-send still in flight can finish.
@@ -133,10 +114,10 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
     const isTest = delivery.eventType === TEST_EVENT_TYPE;
     let status: WebhookDeliveryStatus;
     if (mode === 'scheduled' && !isTest && outcome.success) {
-      await this.successes.add({ delivery, attemptedAt, outcome });
+      await this.queue.complete({ delivery, attemptedAt, outcome });
       status = 'succeeded';
     } else {
-      status = await this.repository.recordAttempt({
+      status = await this.queue.settle({
         delivery,
         attemptedAt,
         outcome,

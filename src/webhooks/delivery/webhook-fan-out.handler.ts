@@ -4,8 +4,8 @@ import { APP_CONFIG } from '../../config/app-config.module.js';
 import type { Sql } from '../../database/sql.js';
 import { EventOutbox, type OutboxHandler, type RecordedEvent } from '../../events/event-outbox.service.js';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../events/event-types.js';
+import { DeliveryQueue } from './queue/delivery-queue.js';
 import { TEST_EVENT_TYPE } from './webhook-delivery.service.js';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { webhookBody } from './webhook-message.js';
 
 /**
@@ -19,7 +19,7 @@ export class WebhookFanOut implements OutboxHandler, OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly outbox: EventOutbox,
-    private readonly repository: WebhookDeliveryRepository,
+    private readonly queue: DeliveryQueue,
   ) {
     this.operators = [...config.operatorAddresses];
   }
@@ -31,7 +31,7 @@ export class WebhookFanOut implements OutboxHandler, OnModuleInit {
   followUp(event: RecordedEvent): Sql | undefined {
     // Test events go to the configurations the caller picked, whatever those subscribe to (see sendTest).
     if (event.type === TEST_EVENT_TYPE) return undefined;
-    return this.repository.fanOut({
+    return this.queue.fanOut({
       eventId: event.id,
       eventType: event.type,
       address: event.address.toLowerCase(),

@@ -68,21 +68,4 @@ describe('WriteBatcher', () => {
     calls[1]!.finish();
     await expect(next).resolves.toBeUndefined();
   });
-
-  it('drain waits for every queued and running write', async () => {
-    const { calls, write } = controlledWrite();
-    const batcher = new WriteBatcher(write, 1);
-    void batcher.add(1);
-    void batcher.add(2);
-    let drained = false;
-    const draining = batcher.drain().then(() => (drained = true));
-    await turn();
-    calls[0]!.finish();
-    await turn();
-    await turn();
-    expect(drained).toBe(false);
-    calls[1]!.finish();
-    await draining;
-    expect(drained).toBe(true);
-  });
 });

@@ -21,14 +21,6 @@ export class WriteBatcher<T> {
     });
   }
 
-  /** Resolves when everything added so far has been written (or has failed). */
-  async drain(): Promise<void> {
-    while (this.writing || this.queued.length > 0) {
-      if (!this.writing && !this.scheduled) this.schedule();
-      await (this.writing ?? new Promise((resolve) => setImmediate(resolve)));
-    }
-  }
-
   private schedule(): void {
     if (this.writing || this.scheduled) return;
     this.scheduled = true;
