@@ -181,6 +181,27 @@ describe('PostgresDeliveryQueue', () => {
     expect(await endpoint()).toMatchObject({ enabled: false, disabled_reason: 'gone' });
   });
 
+  it('settles concurrent failures of one configuration, one of them a 410, without losing any', async () => {
+    const ids = await enqueue(12, 0, '-1 second');
+    const claimed = await queue.claim(12);
+    const statuses = await Promise.all(
+      claimed.map((d, index) =>
+        queue.settle({
+          delivery: d,
+          attemptedAt: new Date(),
+          outcome: outcome(index === 5 ? 410 : 503),
+          trackHealth: true,
+          afterFailure: { retryInMs: 5_000 },
+        }),
+      ),
+    );
+    expect(statuses[5]).toBe('failed');
+    const logged = await pool.query(`SELECT count(*)::int AS n FROM webhook_attempts`);
+    expect(logged.rows[0].n).toBe(12);
+    for (const id of ids) expect(await delivery(id)).toMatchObject({ attempt_count: 1, released: true });
+    expect(await endpoint()).toMatchObject({ enabled: false, failing: true, disabled_reason: 'gone' });
+  });
+
   it('settles after five days of failures by disabling the configuration as failing', async () => {
     await pool.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute'`);
     await enqueue(1, 0, '-1 second');
