@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, ValidateBy } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
-import { PageQueryDto } from '../../common/pagination/cursor-page.js';
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, PageQueryDto } from '../../common/pagination/cursor-page.js';
 import { EVENT_TYPES, type EventType } from '../event-types.js';
 
 /** RFC 3339: a date and a time with its offset, so that no instance's time zone decides what it means. */
@@ -39,6 +39,21 @@ const typeList = ({ value }: { value: unknown }): unknown => {
 
 /** The events' query: one page (always: the list is every event of the retention window), and its filters. */
 export class ListEventsQueryDto extends PageQueryDto {
+  // Redeclared for its documentation: this list always pages, so the default applies without a cursor too.
+  @ApiProperty({
+    required: false,
+    type: 'integer',
+    minimum: 1,
+    maximum: PAGE_MAX_LIMIT,
+    description: `Page size (default ${PAGE_DEFAULT_LIMIT}). When more events follow, the answer carries an \`X-Next-Cursor\` header.`,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(PAGE_MAX_LIMIT)
+  declare limit?: number;
+
   @ApiProperty({
     required: false,
     isArray: true,
