@@ -15,7 +15,7 @@ const REMINDED = [
   'updatedAt',
 ] as const satisfies readonly (keyof SubscriptionEntity)[];
 
-/** A subscription whose reminder this transaction claimed, and the database's clock when it did. */
+/** A subscription whose reminder this transaction claimed, and the database's clock (the transaction's start). */
 export interface ClaimedReminder {
   subscription: Pick<SubscriptionEntity, (typeof REMINDED)[number]>;
   now: Date;
@@ -41,11 +41,11 @@ export class SubscriptionRemindersRepository {
    */
   async claimDue(tx: SqlExecutor, noticeHours: number, limit: number): Promise<ClaimedReminder[]> {
     const { rows } = await tx.run<ClaimedReminder['subscription'] & { now: Date }>(
-      sql`WITH clock AS (SELECT clock_timestamp() AS now),
-        due AS (
-          SELECT ${COLUMNS} FROM subscriptions s, clock
-          WHERE s.current_period_end > clock.now
-            AND s.current_period_end <= clock.now + make_interval(hours => ${noticeHours}::int)
+      // now(), the transaction's start, rather than clock_timestamp(): a stable value bounds the index scan.
+      sql`WITH due AS (
+          SELECT ${COLUMNS} FROM subscriptions s
+          WHERE s.current_period_end > now()
+            AND s.current_period_end <= now() + make_interval(hours => ${noticeHours}::int)
             AND NOT s.cancel_at_period_end
             -- Always true of a period still running; lets the scan use ix_subscriptions_expiry_pending.
             AND s.expiry_recorded_for IS DISTINCT FROM s.current_period_end
@@ -61,9 +61,8 @@ export class SubscriptionRemindersRepository {
           ON CONFLICT DO NOTHING
           RETURNING address, period_end
         )
-        SELECT due.*, clock.now FROM due
+        SELECT due.*, now() AS now FROM due
         JOIN claimed ON claimed.address = due.address AND claimed.period_end = due."currentPeriodEnd"
-        CROSS JOIN clock
         ORDER BY due."currentPeriodEnd"`,
     );
     return rows.map(({ now, ...subscription }) => ({ subscription, now }));
