@@ -132,6 +132,11 @@ describe('GET /events', () => {
       events.filter((event) => event.createdAt >= since && event.createdAt < until),
     );
     expect(window.events.length).toBeGreaterThan(0);
+    // Microseconds count: a microsecond after the oldest event's millisecond leaves it out.
+    const justAfter = oldestFirst[0]!.createdAt.replace('Z', '001Z');
+    expect(ids((await allEvents(t.url, owner.token, `since=${justAfter}`)).events)).toEqual(
+      ids(events.slice(0, -1)),
+    );
     expect(ids(window.events)).not.toContain(events[0]!.id);
     expect(ids(window.events)).not.toContain(oldestFirst[0]!.id);
   });

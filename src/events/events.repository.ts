@@ -17,10 +17,10 @@ export interface EventFilter {
   /** Lowercase; undefined: every address (operators). */
   address: string | undefined;
   types: readonly string[] | undefined;
-  /** Inclusive. */
-  since: Date | undefined;
-  /** Exclusive. */
-  until: Date | undefined;
+  /** RFC 3339, inclusive; passed to PostgreSQL as text so that its microseconds count. */
+  since: string | undefined;
+  /** RFC 3339, exclusive. */
+  until: string | undefined;
 }
 
 /** Owns the queries of the `events` table beyond the outbox's insert: the listing and the retention purge. */
@@ -36,8 +36,8 @@ export class EventsRepository {
     const conditions: Sql[] = [];
     if (filter.address !== undefined) conditions.push(sql`address = ${filter.address}`);
     if (filter.types !== undefined) conditions.push(sql`type = ANY(${filter.types}::varchar[])`);
-    if (filter.since !== undefined) conditions.push(sql`created_at >= ${filter.since}`);
-    if (filter.until !== undefined) conditions.push(sql`created_at < ${filter.until}`);
+    if (filter.since !== undefined) conditions.push(sql`created_at >= ${filter.since}::timestamptz`);
+    if (filter.until !== undefined) conditions.push(sql`created_at < ${filter.until}::timestamptz`);
     if (page.after !== undefined) {
       conditions.push(sql`(created_at, id) <
         (timestamptz 'epoch' + ${page.after.micros}::bigint * interval '1 microsecond', ${page.after.tiebreaker}::uuid)`);

@@ -14,18 +14,16 @@ export class EventsService {
   constructor(private readonly repository: EventsRepository) {}
 
   async list(principal: Principal, query: ListEventsQueryDto, page: PageRequest): Promise<Page<EventDto>> {
-    const since = query.since === undefined ? undefined : new Date(query.since);
-    const until = query.until === undefined ? undefined : new Date(query.until);
-    if (since && until && since.getTime() >= until.getTime()) throw EventsErrors.invalidTimeRange();
+    const { since, until } = query;
+    if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
+      throw EventsErrors.invalidTimeRange();
+    }
     // Operators see every address unless they name one; anyone else sees their own (and only their own).
     const address =
       query.address === undefined && principal.operator
         ? undefined
         : storageAddress(resolveTargetAddress(principal, query.address));
-    const listed = await this.repository.list(
-      { address, types: query.type && [...new Set(query.type)], since, until },
-      page,
-    );
+    const listed = await this.repository.list({ address, types: query.type, since, until }, page);
     return {
       next: listed.next,
       items: listed.items.map((event) => ({

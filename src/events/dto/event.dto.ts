@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, ValidateBy } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
 import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, PageQueryDto } from '../../common/pagination/cursor-page.js';
@@ -31,15 +31,16 @@ function IsTimestamp(): PropertyDecorator {
   });
 }
 
-/** `?type=a&type=b` and `?type=a,b` alike. */
+/** `?type=a&type=b` and `?type=a,b` alike, each type once. */
 const typeList = ({ value }: { value: unknown }): unknown => {
   const items = Array.isArray(value) ? (value as unknown[]) : [value];
-  return items.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
+  return [...new Set(items.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item])))];
 };
 
 /** The events' query: one page (always: the list is every event of the retention window), and its filters. */
 export class ListEventsQueryDto extends PageQueryDto {
-  // Redeclared for its documentation: this list always pages, so the default applies without a cursor too.
+  // Redeclared for its documentation only (the validation is PageQueryDto's): this list always pages, so the
+  // default applies without a cursor too.
   @ApiProperty({
     required: false,
     type: 'integer',
@@ -47,11 +48,6 @@ export class ListEventsQueryDto extends PageQueryDto {
     maximum: PAGE_MAX_LIMIT,
     description: `Page size (default ${PAGE_DEFAULT_LIMIT}). When more events follow, the answer carries an \`X-Next-Cursor\` header.`,
   })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(PAGE_MAX_LIMIT)
   declare limit?: number;
 
   @ApiProperty({
@@ -64,7 +60,7 @@ export class ListEventsQueryDto extends PageQueryDto {
   @IsOptional()
   @Transform(typeList, { toClassOnly: true })
   @IsArray()
-  @ArrayMaxSize(EVENT_TYPES.length * 2)
+  @ArrayMaxSize(EVENT_TYPES.length)
   @IsIn(EVENT_TYPES, { each: true })
   type?: EventType[];
 
