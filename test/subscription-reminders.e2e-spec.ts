@@ -115,21 +115,22 @@ describe('subscription.expiring with two instances', () => {
   });
 });
 
-describe('subscription.expiring is only for active periods that will not end by a cancel', () => {
+describe('subscription.expiring is only for active periods within the notice that will not end by a cancel', () => {
   let t: TestApp;
 
   afterAll(async () => {
     await t.close();
   });
 
-  it('skips a subscription canceled at period end or ended now', async () => {
+  it('skips a subscription canceled at period end, ended now, or ending beyond the notice', async () => {
     // Set the subscriptions up with no sweep running, then start one that sees them all in its first round.
     t = await startTestApp({ env: { ...ENV, WEBHOOK_WORKERS: 'false' } });
     const api = http(t.url);
     const renewing = await login(t.url);
     const cancelingAtEnd = await login(t.url);
     const endedNow = await login(t.url);
-    for (const session of [renewing, cancelingAtEnd, endedNow]) {
+    const farOff = await login(t.url);
+    for (const session of [renewing, cancelingAtEnd, endedNow, farOff, farOff, farOff]) {
       expect((await api.post('/subscriptions/renew', { token: session.token, body: {} })).status).toBe(200);
     }
     expect((await api.post('/subscriptions/cancel', { token: cancelingAtEnd.token, body: {} })).status).toBe(
@@ -151,5 +152,7 @@ describe('subscription.expiring is only for active periods that will not end by 
     expect(await reminders(t.url, resumed)).toHaveLength(1);
     expect(await reminders(t.url, cancelingAtEnd)).toEqual([]);
     expect(await reminders(t.url, endedNow)).toEqual([]);
+    // Three periods of an hour end beyond the two hours' notice.
+    expect(await reminders(t.url, farOff)).toEqual([]);
   });
 });
