@@ -241,7 +241,20 @@ export const SETTINGS = {
     env: 'WEBHOOK_WORKERS',
     parse: boolean(),
     default: true,
-    doc: 'Run the background workers (webhook delivery, expiry sweep) in this process. `false` for API-only instances.',
+    doc: 'Run the background workers (webhook delivery, expiry and reminder sweeps, event purge) in this process. `false` for API-only instances.',
+  }),
+  // Events API and renewal reminders (issue 29).
+  eventsRetentionDays: setting({
+    env: 'EVENTS_RETENTION_DAYS',
+    parse: integer({ min: 1, max: 3650 }),
+    default: 30,
+    doc: 'How long events stay listed by `GET /events`; older ones are purged by the background workers (an event whose webhook delivery is still pending is kept until it ends).',
+  }),
+  subscriptionExpiringNoticeHours: setting({
+    env: 'SUBSCRIPTION_EXPIRING_NOTICE_HOURS',
+    parse: integer({ min: 1, max: 8760 }),
+    default: 72,
+    doc: 'How long before the end of an active, not canceled period its `subscription.expiring` event is sent (once per period end).',
   }),
   rateLimitPerMinute: setting<number | undefined>({
     env: 'RATE_LIMIT_PER_MINUTE',
