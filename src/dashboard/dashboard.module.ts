@@ -12,10 +12,9 @@ export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
 
 /**
  * Serves the web dashboard (web/, built by `npm run build` into dist/web, or by `npm run dev` into DASHBOARD_DIR) at
- * /dashboard, and sends `/` there. The
- * files are static and public: the page signs in through the public API like any other client, and everything it
- * shows comes from API calls made with the session cookie. Registered on Fastify directly, like /docs, so the
- * pages stay out of the API's route table, guards and OpenAPI document.
+ * /dashboard, and sends `/` there. The files are static and public: the page signs in through the public API like
+ * any other client, and everything it shows comes from API calls made with the session cookie. Registered on
+ * Fastify directly, like /docs, so the pages stay out of the API's route table, guards and OpenAPI document.
  */
 @Module({
   providers: [
