@@ -9,6 +9,7 @@ import { AuthService } from './auth.service.js';
 import { AccessGuard } from './guards/access.guard.js';
 import { resolveJwtSecret } from './jwt-secret.js';
 import { LoginChallenges } from './login-challenges.js';
+import { SessionKeyRevocation } from './session-key-revocation.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService } from './session-token.service.js';
 import { SignerRecovery } from './signature/signer-recovery.js';
@@ -30,6 +31,7 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     AuthRepository,
     SessionTokenService,
     SessionRevocations,
+    SessionKeyRevocation,
     SessionPrincipals,
     JwtHeaderStrategy,
     SessionCookieStrategy,
@@ -61,6 +63,6 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     },
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [AuthRepository, SessionTokenService],
+  exports: [AuthRepository, SessionTokenService, SessionKeyRevocation],
 })
 export class AuthModule {}

@@ -6,6 +6,8 @@ export const EVENT_TYPES = [
   'api_key.created',
   'api_key.revoked',
   'webhook.test',
+  'api_key.expiring',
+  'api_key.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
