@@ -7,6 +7,8 @@ import { ApiKeysRepository, type DailyCounts } from './api-keys.repository.js';
  */
 export const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
+const DAY_MS = 86_400_000;
+
 /** What an instance has counted and not yet written. */
 export interface UnflushedUsage {
   counts: ReadonlyMap<string, DailyCounts>;
@@ -31,6 +33,8 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
   private lastUse = new Map<string, Date>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** The UTC day last counted in and where it ends: a request's day is then a comparison, not a date format. */
+  private day = { name: '', start: 0, end: 0 };
   /** Writes begun so far: a read that saw it change may have counted a batch twice or not at all, and retries. */
   private flushesStarted = 0;
 
@@ -48,7 +52,7 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
   }
 
   touch(keyId: string, at = Date.now()): void {
-    const day = utcDay(at);
+    const day = this.dayOf(at);
     let perDay = this.counts.get(keyId);
     if (!perDay) this.counts.set(keyId, (perDay = new Map()));
     perDay.set(day, (perDay.get(day) ?? 0) + 1);
@@ -89,6 +93,14 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
         this.flushing = undefined;
       });
     return this.flushing;
+  }
+
+  private dayOf(at: number): string {
+    if (at < this.day.start || at >= this.day.end) {
+      const start = at - (at % DAY_MS);
+      this.day = { name: utcDay(at), start, end: start + DAY_MS };
+    }
+    return this.day.name;
   }
 
   private restore(counts: Map<string, DailyCounts>, lastUse: Map<string, Date>): void {
