@@ -255,7 +255,7 @@ export const SETTINGS = {
     env: 'WEBHOOK_WORKERS',
     parse: boolean(),
     default: true,
-    doc: 'Run the background workers (webhook delivery, expiry sweep) in this process. `false` for API-only instances.',
+    doc: 'Run the background workers (webhook delivery, subscription and API-key expiry sweeps) in this process. `false` for API-only instances.',
   }),
   rateLimitPerMinute: setting<number | undefined>({
     env: 'RATE_LIMIT_PER_MINUTE',
