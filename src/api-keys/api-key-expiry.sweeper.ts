@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
+import { RepeatingJob } from '../common/jobs/repeating-job.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService, USAGE_DAYS } from './api-keys.service.js';
 
@@ -25,9 +26,7 @@ const USAGE_PURGE_EVERY_MS = 3_600_000;
 @Injectable()
 export class ApiKeyExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyExpirySweeper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly job = new RepeatingJob(() => this.sweep(), API_KEY_SWEEP_INTERVAL_MS);
   private lastUsagePurge = 0;
 
   constructor(
@@ -38,24 +37,11 @@ export class ApiKeyExpirySweeper implements OnApplicationBootstrap, OnModuleDest
 
   onApplicationBootstrap(): void {
     // Right away first: notices that fell due while no instance was running are caught up at start.
-    if (this.config.workersEnabled) this.schedule(0);
+    if (this.config.workersEnabled) this.job.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    // Let a sweep in flight finish while the database pool is still open.
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    // A timeout re-armed after each sweep, not an interval: a slow sweep never overlaps the next.
-    this.timer = setTimeout(() => {
-      this.running = this.sweep().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule(API_KEY_SWEEP_INTERVAL_MS);
-      });
-    }, delayMs).unref();
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   private async sweep(): Promise<void> {
@@ -64,7 +50,7 @@ export class ApiKeyExpirySweeper implements OnApplicationBootstrap, OnModuleDest
       do {
         recorded = await this.apiKeys.recordDueExpiryNotices(SWEEP_BATCH_SIZE);
         if (recorded > 0) this.logger.log({ recorded, msg: 'recorded API key expiry notices' });
-      } while (recorded >= SWEEP_BATCH_SIZE && !this.stopped);
+      } while (recorded >= SWEEP_BATCH_SIZE && !this.job.isStopped);
       if (Date.now() - this.lastUsagePurge >= USAGE_PURGE_EVERY_MS) {
         await this.repository.purgeUsage(USAGE_DAYS);
         this.lastUsagePurge = Date.now();

@@ -73,6 +73,16 @@ export class ApiKeyCreatorDto {
   id: string;
 }
 
+/** `expiresAt` as the creation answer and the listing show it. */
+const ExpiresAtProperty = (): PropertyDecorator =>
+  ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'When the key stops working (401 `api_key_expired`); null: it never expires (addition).',
+  });
+
 const CREATED_BY = 'The credential that created the key (addition), to review what a session or a key made.';
 
 export class CreatedApiKeyDto {
@@ -104,13 +114,7 @@ export class CreatedApiKeyDto {
   @ApiProperty({ type: ApiKeyCreatorDto, description: CREATED_BY })
   createdBy: ApiKeyCreatorDto;
 
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    example: null,
-    description: 'When the key stops working (401 `api_key_expired`); null: it never expires (addition).',
-  })
+  @ExpiresAtProperty()
   expiresAt: string | null;
 }
 
@@ -156,13 +160,7 @@ export class ApiKeyDto {
   })
   createdBy: ApiKeyCreatorDto | null;
 
-  @ApiProperty({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    example: null,
-    description: 'When the key stops working (401 `api_key_expired`); null: it never expires (addition).',
-  })
+  @ExpiresAtProperty()
   expiresAt: string | null;
 
   @ApiProperty({ example: false, description: 'Whether `expiresAt` has passed (addition).' })
