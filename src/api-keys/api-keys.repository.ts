@@ -224,7 +224,10 @@ export class ApiKeysRepository {
    * Adds counted requests to the daily totals and moves last-use times forward, in one statement. Keys that no
    * longer exist (deleted by hand) are skipped rather than failing the batch.
    */
-  async recordUsage(counts: ReadonlyMap<string, DailyCounts>, lastUse: ReadonlyMap<string, Date>): Promise<void> {
+  async recordUsage(
+    counts: ReadonlyMap<string, DailyCounts>,
+    lastUse: ReadonlyMap<string, Date>,
+  ): Promise<void> {
     const ids: string[] = [];
     const days: string[] = [];
     const requests: number[] = [];

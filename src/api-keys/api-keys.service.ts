@@ -85,8 +85,7 @@ export class ApiKeysService implements OnModuleInit {
     if (expiresAt) this.checkExpiry(expiresAt, now);
     // A key that expires within the notice period gets its notice now: the sweep could come too late for it.
     const expiringNotified =
-      expiresAt !== undefined &&
-      expiresAt.getTime() - now <= this.config.apiKeyExpiryNoticeHours * 3_600_000;
+      expiresAt !== undefined && expiresAt.getTime() - now <= this.config.apiKeyExpiryNoticeHours * 3_600_000;
 
     const createdBy = creatorOf(principal);
     const generated = generateApiKey();
@@ -203,7 +202,12 @@ export class ApiKeysService implements OnModuleInit {
     }
   }
 
-  private async emit(tx: SqlExecutor, type: EventType, record: ApiKeyRecord, occurredAt: Date): Promise<void> {
+  private async emit(
+    tx: SqlExecutor,
+    type: EventType,
+    record: ApiKeyRecord,
+    occurredAt: Date,
+  ): Promise<void> {
     await this.outbox.record(tx, {
       type,
       address: record.ownerAddress,

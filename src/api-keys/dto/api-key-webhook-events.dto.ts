@@ -71,7 +71,11 @@ export class ApiKeyExpiringEventDto {
   @ApiProperty({ enum: ['api_key.expiring'], example: 'api_key.expiring' })
   type: 'api_key.expiring';
 
-  @ApiProperty({ format: 'date-time', example: '2027-02-15T01:30:00.000Z', description: 'When the notice was recorded (`data.expiresAt` says when the key stops working).' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2027-02-15T01:30:00.000Z',
+    description: 'When the notice was recorded (`data.expiresAt` says when the key stops working).',
+  })
   timestamp: string;
 
   @ApiProperty({ type: ApiKeyEventDataDto })
@@ -86,7 +90,11 @@ export class ApiKeyExpiredEventDto {
   @ApiProperty({ enum: ['api_key.expired'], example: 'api_key.expired' })
   type: 'api_key.expired';
 
-  @ApiProperty({ format: 'date-time', example: '2027-02-22T01:30:00.000Z', description: 'When the key expired (its `expiresAt`).' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2027-02-22T01:30:00.000Z',
+    description: 'When the key expired (its `expiresAt`).',
+  })
   timestamp: string;
 
   @ApiProperty({ type: ApiKeyEventDataDto })
