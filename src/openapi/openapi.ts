@@ -1,7 +1,12 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import * as yaml from 'js-yaml';
-import { ApiKeyCreatedEventDto, ApiKeyRevokedEventDto } from '../api-keys/dto/api-key-webhook-events.dto.js';
+import {
+  ApiKeyCreatedEventDto,
+  ApiKeyExpiredEventDto,
+  ApiKeyExpiringEventDto,
+  ApiKeyRevokedEventDto,
+} from '../api-keys/dto/api-key-webhook-events.dto.js';
 import { SubscriptionExpiringEventDto } from '../subscriptions/dto/subscription-expiring-event.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
@@ -97,6 +102,16 @@ const WEBHOOK_EVENTS: ReadonlyArray<[type: string, model: Type<unknown>, summary
   ['subscription.expired', SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
   ['api_key.created', ApiKeyCreatedEventDto, 'The wallet created an API key.'],
   ['api_key.revoked', ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],
+  [
+    'api_key.expiring',
+    ApiKeyExpiringEventDto,
+    'An API key expires within API_KEY_EXPIRY_NOTICE_HOURS (default 7 days): once per key, at creation when it is that close already.',
+  ],
+  [
+    'api_key.expired',
+    ApiKeyExpiredEventDto,
+    'An API key reached its expiresAt (within 5 s): once per key. Revoked keys get neither expiry event.',
+  ],
   ['webhook.test', WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
   [
     'subscription.expiring',
