@@ -48,13 +48,14 @@ interface QueryRunner {
  */
 function executorOn(runner: QueryRunner, availability: DatabaseAvailability): SqlExecutor {
   const run = async <Row extends QueryResultRow>(config: QueryConfig): Promise<SqlResult<Row>> => {
+    const generation = availability.generation;
     let result: QueryResult<Row>;
     try {
       result = await runner.query<Row>(config);
     } catch (error) {
-      throw unavailableOr(error, availability);
+      throw unavailableOr(error, availability, generation);
     }
-    availability.answered();
+    availability.answered(generation);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   };
   return {
@@ -66,9 +67,14 @@ function executorOn(runner: QueryRunner, availability: DatabaseAvailability): Sq
 }
 
 /** A connection-level failure as the API's 503 (recorded as an outage); any other error as it is. */
-function unavailableOr(error: unknown, availability: DatabaseAvailability, committing = false): unknown {
+function unavailableOr(
+  error: unknown,
+  availability: DatabaseAvailability,
+  generation: number,
+  committing = false,
+): unknown {
   if (!isConnectionFailure(error)) return error;
-  availability.lost(error);
+  availability.lost(error, generation);
   return committing ? DatabaseErrors.commitOutcomeUnknown() : DatabaseErrors.unavailable();
 }
 
@@ -116,11 +122,12 @@ export class Database implements SqlExecutor {
 
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const generation = this.availability.generation;
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw unavailableOr(error, this.availability);
+      throw unavailableOr(error, this.availability, generation);
     }
     let broken = false;
     // Marks the connection as not to be reused (the pool's own listener, added on connect, records the outage).
@@ -132,10 +139,11 @@ export class Database implements SqlExecutor {
     try {
       await tx.run(sql`BEGIN`);
       const result = await work(tx);
+      const committing = this.availability.generation;
       try {
         await client.query('COMMIT');
       } catch (error) {
-        throw unavailableOr(error, this.availability, true);
+        throw unavailableOr(error, this.availability, committing, true);
       }
       return result;
     } catch (error) {
