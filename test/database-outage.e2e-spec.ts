@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import * as yaml from 'js-yaml';
 import pg from 'pg';
 import { freePort } from '../src/common/net/free-port.js';
 import { http, type JsonResponse } from './utils/http.js';
@@ -181,5 +183,30 @@ describe('losing the database', () => {
       `database stopped ${CYCLES} times under ${CONCURRENCY} renewals: ${JSON.stringify(Object.fromEntries(statuses))}, ` +
         `first 200 after each start in ${recoveries.join(', ')} ms, ${lost.length} outages logged`,
     );
+  });
+});
+
+describe('503 database_unavailable in the OpenAPI document', () => {
+  it('is listed by every operation that needs the database lists 503 database_unavailable', () => {
+    const document = yaml.load(readFileSync('docs/openapi.yaml', 'utf8')) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
+    const documented: Record<string, boolean> = {};
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        documented[`${method.toUpperCase()} ${path}`] = JSON.stringify(
+          operation.responses['503'] ?? {},
+        ).includes('"database_unavailable"');
+      }
+    }
+    // The probes answer their own 503 (the health object); the plan's terms come from the settings.
+    const without = Object.keys(documented).filter((operation) => !documented[operation]);
+    expect(without.sort()).toEqual([
+      'GET /health',
+      'GET /health/live',
+      'GET /health/ready',
+      'GET /subscriptions/plan',
+    ]);
+    expect(Object.keys(documented).length).toBeGreaterThan(20);
   });
 });

@@ -1715,6 +1715,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     createApiKeyViaCreatePath: {
@@ -1819,6 +1834,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1896,6 +1926,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -2015,6 +2060,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logout: {
@@ -2070,6 +2130,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logoutEverywhere: {
@@ -2124,6 +2199,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     requestNonce: {
@@ -2198,6 +2288,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSession: {
@@ -2253,6 +2358,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     verifySignature: {
@@ -2344,6 +2464,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getHealth: {
@@ -2572,6 +2707,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionHistory: {
@@ -2651,6 +2801,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionPlan: {
@@ -2840,7 +3005,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2850,7 +3015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "payment_chain_unavailable" | "payment_chain_mismatch";
+                            code: "payment_chain_unavailable" | "payment_chain_mismatch" | "database_unavailable";
                         };
                     };
                 };
@@ -2928,6 +3093,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhooks: {
@@ -2983,6 +3163,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     saveWebhook: {
@@ -3102,6 +3297,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -3196,6 +3406,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -3284,6 +3509,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     testWebhook: {
@@ -3403,6 +3643,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -3474,6 +3729,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
 }

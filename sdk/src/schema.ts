@@ -1716,6 +1716,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     createApiKeyViaCreatePath: {
@@ -1820,6 +1835,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1897,6 +1927,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -2016,6 +2061,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logout: {
@@ -2071,6 +2131,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logoutEverywhere: {
@@ -2125,6 +2200,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     requestNonce: {
@@ -2199,6 +2289,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSession: {
@@ -2254,6 +2359,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     verifySignature: {
@@ -2345,6 +2465,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getHealth: {
@@ -2573,6 +2708,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionHistory: {
@@ -2652,6 +2802,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionPlan: {
@@ -2841,7 +3006,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2851,7 +3016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "payment_chain_unavailable" | "payment_chain_mismatch";
+                            code: "payment_chain_unavailable" | "payment_chain_mismatch" | "database_unavailable";
                         };
                     };
                 };
@@ -2929,6 +3094,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhooks: {
@@ -2984,6 +3164,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     saveWebhook: {
@@ -3103,6 +3298,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -3197,6 +3407,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -3285,6 +3510,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     testWebhook: {
@@ -3404,6 +3644,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -3475,6 +3730,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
 }
