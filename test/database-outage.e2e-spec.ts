@@ -187,7 +187,7 @@ describe('losing the database', () => {
 });
 
 describe('503 database_unavailable in the OpenAPI document', () => {
-  it('is listed by every operation that needs the database lists 503 database_unavailable', () => {
+  it('is listed by every operation that needs the database', () => {
     const document = yaml.load(readFileSync('docs/openapi.yaml', 'utf8')) as {
       paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
     };
