@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isRunning } from '../src/database/data-dir-owner.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import {
@@ -12,15 +13,6 @@ import { login } from './utils/wallet.js';
 
 const postmasterPid = async (dataDir: string): Promise<number> =>
   Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Signs a new wallet in and reads its subscription: what a user of the instance does first. */
 async function signInAndRead(url: string): Promise<number[]> {

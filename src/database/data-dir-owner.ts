@@ -68,14 +68,19 @@ function parseOwner(text: string): Owner | undefined {
   }
 }
 
+/** Whether a process `pid` exists (EPERM: it does, under another user). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Alive, and the same process that wrote the file (not a later one given its recycled pid). */
 function isAlive(owner: Owner): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!isRunning(owner.pid)) return false;
   const info = processInfo(owner.pid);
   return info === undefined || owner.started === '' || info.started === owner.started;
 }

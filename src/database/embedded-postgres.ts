@@ -9,20 +9,11 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { freePort } from '../common/net/free-port.js';
-import { claimDataDir, DataDirInUse, liveParentOf, processInfo } from './data-dir-owner.js';
+import { claimDataDir, DataDirInUse, isRunning, liveParentOf, processInfo } from './data-dir-owner.js';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
