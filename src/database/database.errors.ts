@@ -23,3 +23,11 @@ export const DatabaseErrors = {
       { retryable: true },
     ),
 };
+
+/**
+ * Whether `error` is the database being unreachable: already logged once per outage (DatabaseAvailability), so a
+ * caller that logs its own failures can leave these out.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'database_unavailable';
+}
