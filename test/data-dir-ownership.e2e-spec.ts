@@ -55,6 +55,21 @@ describe('one data directory, one owner', () => {
     expect(first.child.exitCode).toBeNull();
   });
 
+  it('still refuses when the owner file is gone: the running PostgreSQL names its live parent', async () => {
+    const [first] = running;
+    const database = await postmasterPid(dataDir);
+    await rm(join(dataDir, 'tollgate.pid'));
+
+    const second = await spawnServiceProcess({ DATA_DIR: dataDir });
+    expect(await second.exited).toBe(78);
+    expect(second.output.join('')).toContain(
+      `DATA_DIR ${dataDir} is in use by another Tollgate (pid ${first!.child.pid})`,
+    );
+    expect(second.output.join('')).not.toContain('stopping an embedded PostgreSQL');
+    expect(await postmasterPid(dataDir)).toBe(database);
+    expect(await signInAndRead(first!.url)).toEqual([200, 200]);
+  });
+
   it('takes the directory over from an owner that died (SIGKILL), stopping the database it left behind', async () => {
     const [first] = running.splice(0);
     const orphan = await postmasterPid(dataDir);
