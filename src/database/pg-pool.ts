@@ -23,7 +23,10 @@ export function pgPoolProvider(options: DatabaseConnectionOptions): Provider {
         else logger.warn(`a database connection failed: ${error.message}`);
       };
       pool.on('connect', (client) => client.on('error', onError));
-      pool.on('error', onError);
+      // The pool re-emits an idle client's error: reported already, unless the client never connected.
+      pool.on('error', (error, client) => {
+        if (!client.listeners('error').includes(onError)) onError(error);
+      });
       return pool;
     },
   };
