@@ -41,7 +41,12 @@ Every error is \`{"error": "<message>", "details": {"code": "<stable_code>", ...
 Request bodies are JSON objects (\`Content-Type: application/json\`, at most 64 KiB) with only the documented
 fields: anything else is 400, another content type 415. An operation without a documented body takes none, or
 \`{}\`. No text field accepts a NUL character.
-Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope.`;
+Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope.
+While the service's database cannot be reached (stopped, restarting, cut off), every operation that needs it
+answers 503 \`database_unavailable\` at once: nothing was changed, the same request may be sent again shortly. In
+the rare case the connection broke while a change was being committed, \`details.outcome\` is \`unknown\`: read
+the current state (or repeat a renewal with its Idempotency-Key) before trying again. \`/health\` says when the
+database is back.`;
 
 const REQUEST_ID_DESCRIPTION =
   'Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its ' +
@@ -278,6 +283,28 @@ function declaredCodes(response: unknown): string[] {
   return schema?.allOf?.[1]?.properties?.details?.properties?.code?.enum ?? [];
 }
 
+/** The operations that never query the database: the probes (which answer their own 503) and the plan's terms. */
+const WITHOUT_DATABASE = new Set(['getHealth', 'getLiveness', 'getReadiness', 'getSubscriptionPlan']);
+
+/**
+ * Every other operation may answer 503 `database_unavailable` (src/database/database.errors.ts), added to the
+ * 503 codes it declares itself. Done here, once, so a new route cannot miss it.
+ */
+function withDatabaseErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = path[method];
+      if (!operation || WITHOUT_DATABASE.has(operation.operationId ?? '')) continue;
+      const existing = operation.responses[503];
+      operation.responses[503] = {
+        ...existing,
+        ...errorResponse(503, [...declaredCodes(existing), 'database_unavailable']),
+      };
+    }
+  }
+  return document;
+}
+
 /** Builds the OpenAPI document of an initialised (not necessarily listening) app, with sorted keys. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -321,7 +348,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
-  const complete = withWebhooks(withPublicSecurity(withRateLimits(withRequestIds(withBodyErrors(document)))));
+  const complete = withWebhooks(
+    withPublicSecurity(withRateLimits(withRequestIds(withDatabaseErrors(withBodyErrors(document))))),
+  );
   withExplicitNulls(complete.components);
   return sortKeys(complete) as OpenAPIObject;
 }
