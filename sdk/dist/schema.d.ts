@@ -2404,6 +2404,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logout: {
@@ -2942,6 +2957,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getHealth: {
