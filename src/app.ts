@@ -5,6 +5,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import {
   LogController,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
   type onResponseHookHandler,
 } from 'fastify';
@@ -12,7 +14,13 @@ import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { registerRateLimit } from './auth/rate-limit.js';
 import type { AppConfig } from './config/app-config.js';
-import { answerClientError, answerFrameworkError } from './common/http/framework-errors.js';
+import {
+  answerClientError,
+  answerStalledRequests,
+  connectionOptions,
+  trackExchange,
+} from './common/http/connection-limits.js';
+import { answerFrameworkError, TransportErrors } from './common/http/framework-errors.js';
 import { bodyProblem } from './common/http/request-body.js';
 import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
@@ -66,16 +74,43 @@ async function buildApp(
     // X-Forwarded-Proto/-Host/-For count only from the proxies TRUST_PROXY names (https detection, client address).
     trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    ...connectionOptions({
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      idleTimeoutMs: config.httpIdleTimeoutMs,
+      keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+    }),
+    // Requests arriving while the server closes are refused by the request hook below, with the error object.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
-  fastify.addHook('onRequest', (request, reply, done) => {
+  answerStalledRequests(fastify.server);
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  const cors = config.corsOrigins.length > 0;
+  // The adapter's request hook runs before every other one, CORS included: every answer, a preflight's or a
+  // refusal's, carries the request id and the security headers.
+  adapter.setOnRequestHook((request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
     if (isHttpsRequest(request)) void reply.header('strict-transport-security', HSTS_HEADER);
-    done();
+    trackExchange(request.raw, reply.raw, request.id);
+    if (closing) {
+      void reply.header('connection', 'close');
+      done(TransportErrors.shuttingDown());
+    } else if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(TransportErrors.missingHost());
+    } else if (cors && request.method === 'OPTIONS' && !isPreflight(request)) {
+      // @fastify/cors would answer it with a bare text/plain 400.
+      done(TransportErrors.invalidPreflight());
+    } else {
+      done();
+    }
   });
   const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));
   fastify.addHook('onSend', (_request, _reply, payload, done) => batcher.defer(done, payload));
@@ -139,6 +174,12 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
       done();
     });
   }
+}
+
+function isPreflight(request: FastifyRequest): boolean {
+  return (
+    request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined
+  );
 }
 
 function hooksOf<T>(value: T | T[] | undefined): T[] {
