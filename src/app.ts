@@ -176,10 +176,9 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
   }
 }
 
+/** What @fastify/cors takes for a preflight: both headers present and not empty. */
 function isPreflight(request: FastifyRequest): boolean {
-  return (
-    request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined
-  );
+  return Boolean(request.headers.origin) && Boolean(request.headers['access-control-request-method']);
 }
 
 function hooksOf<T>(value: T | T[] | undefined): T[] {
