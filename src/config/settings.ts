@@ -346,6 +346,20 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       : undefined,
 ];
 
+/**
+ * Settings that are allowed but weaken a deployment, each returning the warning logged at start (app.ts), naming
+ * its variable, or nothing.
+ */
+export const ADVISORIES: ReadonlyArray<(config: AppConfig) => string | undefined> = [
+  // The interface's literal flow (a signature over the bare nonce) stays accepted, but the bare nonce names no site:
+  // a phishing page can ask for the very same signature.
+  (config) =>
+    config.nodeEnv === 'production' && !config.authRequireSiwe
+      ? 'AUTH_REQUIRE_SIWE=false: a signature over the bare nonce is accepted, which names no domain and so helps ' +
+        'phishing; set AUTH_REQUIRE_SIWE=true once your clients sign the full EIP-4361 message (SECURITY.md)'
+      : undefined,
+];
+
 /** What an ERC-20 payment must look like to be credited (docs/payments.md). */
 export interface Erc20PaymentSettings {
   readonly chainId: number;
