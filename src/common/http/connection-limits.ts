@@ -81,7 +81,8 @@ export function answerStalledRequests(server: Server): void {
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP server refused (bad bytes in the request line or headers,
  * headers too large, not received within HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS), so no request
- * object exists. Answered with the error object and a new request id, as Node would, then the connection is closed.
+ * object exists (or, for a body that did not arrive in time, the request's handler still waits for it). Answered with
+ * the error object, as Node would answer, then the connection is closed.
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
