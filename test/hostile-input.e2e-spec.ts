@@ -181,27 +181,38 @@ const rawBodies: Array<[string, string]> = [
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
 
 /** Numbers as a cursor carries them (decimal strings), and everything a client could put in their place. */
+/** Where PostgreSQL's ranges end: bigint, timestamptz (in microseconds), and past them. */
+const BOUNDARIES = [
+  '9223372036854775807',
+  '9223372036854775808',
+  '9999999999999999999',
+  '18446744073709551616',
+  '253402300799999999',
+  '253402300800000000',
+  '0',
+  '-1',
+];
 const numberish: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...BOUNDARIES) },
+  // Decimal digits, the shape a cursor's numbers have, of every length up to well past 64 bits.
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.bigInt({ min: 0n, max: 10n ** 22n }), fc.nat({ max: 22 }))
+      .map(([value, digits]) => (value % 10n ** BigInt(digits + 1)).toString()),
+  },
+  fc.constantFrom('1 day', '1 microsecond', 'infinity', '-infinity', 'NaN', '1e309', '0x10', ' 1', '1.5', ''),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
-  fc.constantFrom(
-    '9999999999999999999',
-    '9223372036854775808',
-    '253402300800000000',
-    '1 day',
-    '1 microsecond',
-    'infinity',
-    '-infinity',
-    'NaN',
-    '1e309',
-    '0x10',
-    ' 1',
-    '1.5',
-    '',
-  ),
   fc.double().map(String),
   fc.jsonValue({ maxDepth: 1 }),
 );
-const PAGED_LISTS = ['api_keys', 'subscription_history', 'webhook_attempts'];
+/** The list each paged route's cursors name. */
+const PAGED_ROUTES: Record<string, string> = {
+  '/subscriptions/history': 'subscription_history',
+  '/api-keys/list': 'api_keys',
+  '/webhooks/deliveries': 'webhook_attempts',
+};
+const PAGED_LISTS = Object.values(PAGED_ROUTES);
 /** Edited cursors: the right shape with values out of range, another list's, another shape, or no cursor at all. */
 const tamperedCursor: fc.Arbitrary<string> = fc.oneof(
   fc
@@ -225,7 +236,7 @@ function signedWith(secret: string, claims: object): string {
 /** Tokens of every wrong kind: garbage, API-key-shaped, unsigned or foreign-signed JWTs with odd claims, huge. */
 const NOW = Math.floor(Date.now() / 1000);
 const oddClaims = [
-  { sub: '0x52908400098527886E0F7030069857D2E4169EE7', jti: 'x'.repeat(10_000), exp: NOW + 600 },
+  { sub: '0x52908400098527886E0F7030069857D2E4169EE7', jti: 'x'.repeat(5_000), exp: NOW + 600 },
   { sub: '0x52908400098527886E0F7030069857D2E4169EE7', jti: 'not-a-uuid', exp: 1e308 },
   { sub: '0x52908400098527886E0F7030069857D2E4169EE7', iat: NOW + 31_536_000, exp: NOW + 31_600_000 },
   { sub: 'not-an-address', scopes: ['FULL'], exp: NOW + 600 },
@@ -236,7 +247,7 @@ const ODD_TOKENS = [
   'tg_',
   `tg_${'A'.repeat(38)}`,
   `tg_${'0'.repeat(500)}`,
-  'x'.repeat(9_000),
+  'x'.repeat(6_000),
   'eyJhbGciOiJub25lIn0.e30.',
   ...oddClaims.map((claims) => signedWith('another-secret-that-is-at-least-32-bytes!!', claims)),
   ...oddClaims.map((claims) => `${b64('{"alg":"none","typ":"JWT"}')}.${b64(JSON.stringify(claims))}.`),
@@ -264,6 +275,10 @@ const HEADER_NAMES = [
   'range',
   'accept-encoding',
 ];
+/**
+ * Odd values of the headers the service reads. Together they stay under Node's 16 KiB of headers: past it the answer
+ * (431, tried in the raw cases below) is written before the method is known, so a HEAD request would get a body.
+ */
 const oddHeaders: fc.Arbitrary<Record<string, string>> = fc.dictionary(
   fc.constantFrom(...HEADER_NAMES),
   fc.oneof(
@@ -275,7 +290,7 @@ const oddHeaders: fc.Arbitrary<Record<string, string>> = fc.dictionary(
       `tg_session=${'y'.repeat(300)}`,
       'tg_session=',
       '../../',
-      'x'.repeat(4000),
+      'x'.repeat(2000),
       '*',
       'bytes=0-',
     ),
@@ -310,8 +325,9 @@ const CONTENT_TYPES = [
 /** One request of the mixed run, as drawn; the route and credential indices are resolved against the live app. */
 const mixedRequest = fc.record({
   route: fc.nat(),
-  method: fc.option(fc.constantFrom(...METHODS), { freq: 4 }),
-  oddPath: fc.option(fc.constantFrom(...ODD_PATHS), { freq: 10 }),
+  // Mostly the route's own method and path (null), sometimes another method, an odd path.
+  method: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, fc.constantFrom(...METHODS)),
+  oddPath: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, fc.constantFrom(...ODD_PATHS)),
   // Through UTF-8 and back: a lone surrogate becomes U+FFFD, as on the wire.
   pathValue: fc
     .oneof(fc.uuid(), fc.string({ maxLength: 60 }), fc.constantFrom(...nasty.slice(0, 8)))
@@ -319,6 +335,8 @@ const mixedRequest = fc.record({
   query: fc.record(
     {
       cursor: tamperedCursor,
+      // A cursor of the route's own list (made below), with edited values: the closest to one the server issued.
+      ownCursor: fc.tuple(numberish, fc.oneof(fc.uuid(), numberish)),
       limit: fc.oneof(
         numberish.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))),
         fc.constantFrom('0', '201', '-1', '50', '1e2'),
@@ -843,7 +861,10 @@ describe('hostile input on every route', () => {
       await inPool(samples, CONCURRENCY, async (sample) => {
         const route = routes[sample.route % routes.length]!;
         const method = sample.method ?? route.method;
-        const search = new URLSearchParams(sample.query as Record<string, string>).toString();
+        const { ownCursor, ...query } = sample.query;
+        const list = PAGED_ROUTES[route.path];
+        if (ownCursor && list) query.cursor = b64(JSON.stringify([list, ...ownCursor]));
+        const search = new URLSearchParams(query as Record<string, string>).toString();
         const path =
           sample.oddPath ?? `${pathOf(route, sample.pathValue || 'x')}${search ? `?${search}` : ''}`;
         const headers: Record<string, string> = { ...sample.headers };
