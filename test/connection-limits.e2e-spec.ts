@@ -94,6 +94,12 @@ describe('connection limits', () => {
     connection.destroy();
   });
 
+  it('closes a connection that sends nothing, and writes nothing on it', async () => {
+    const connection = await RawConnection.open(t.url);
+    await connection.untilClosed();
+    expect(await connection.nextAnswer()).toBeUndefined();
+  });
+
   it('closes a kept-alive connection that stays idle past the keep-alive limit, and writes nothing on it', async () => {
     const connection = await RawConnection.open(t.url);
     connection.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
