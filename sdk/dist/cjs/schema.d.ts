@@ -1596,7 +1596,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorResponseDto"];
+                "application/json": components["schemas"]["ErrorResponseDto"] & {
+                    details: {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        retryAfterSeconds: number;
+                    };
+                };
             };
         };
     };

@@ -1,0 +1,77 @@
+/// <reference types="node" />
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseEnv } from 'node:util';
+import { apiKey, sessionToken, type Credential } from '../credentials.js';
+
+export const DEFAULT_URL = 'http://localhost:3000';
+
+/** A variable from the environment, else from a `.env` in the working directory (the environment wins). */
+export function setting(name: string): string | undefined {
+  const fromEnvironment = process.env[name];
+  if (fromEnvironment !== undefined && fromEnvironment !== '') return fromEnvironment;
+  if (!existsSync('.env')) return undefined;
+  const value = parseEnv(readFileSync('.env', 'utf8'))[name];
+  return value === '' ? undefined : value;
+}
+
+/** The service: `--url`, else TOLLGATE_URL (environment or `.env`), else http://localhost:3000. */
+export function serviceUrl(flag: string | undefined): string {
+  return (flag ?? setting('TOLLGATE_URL') ?? DEFAULT_URL).replace(/\/+$/, '');
+}
+
+/** What `login` stores: readable only by its owner (mode 600). */
+export interface StoredSession {
+  url: string;
+  address: string;
+  token: string;
+  expiresAt: string;
+}
+
+/** `--token-file`, else `$XDG_CONFIG_HOME/tollgate/session.json` (`~/.config/tollgate/session.json`). */
+export function sessionFile(flag: string | undefined): string {
+  if (flag !== undefined) return flag;
+  const config = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(config, 'tollgate', 'session.json');
+}
+
+export function saveSession(file: string, session: StoredSession): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${JSON.stringify(session, null, 2)}\n`, { mode: 0o600 });
+  // An existing file keeps its old mode through writeFileSync: tighten it.
+  chmodSync(file, 0o600);
+}
+
+function loadSession(file: string): StoredSession | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as StoredSession;
+  } catch {
+    return undefined;
+  }
+}
+
+export class UsageError extends Error {}
+
+/**
+ * The credential to call `url` with: TOLLGATE_API_KEY (environment or `.env`), else the session `login` stored
+ * for that same URL while it lasts.
+ */
+export function credentialFor(url: string, file: string): Credential {
+  const key = setting('TOLLGATE_API_KEY');
+  if (key !== undefined) return apiKey(key.trim());
+  const session = loadSession(file);
+  if (session === undefined) {
+    throw new UsageError(
+      `not signed in: run \`tollgate login\` or set TOLLGATE_API_KEY (no session in ${file})`,
+    );
+  }
+  if (session.url !== url) {
+    throw new UsageError(`the session in ${file} is for ${session.url}, not ${url}: run \`tollgate login\``);
+  }
+  if (Date.parse(session.expiresAt) <= Date.now()) {
+    throw new UsageError(`the session in ${file} expired at ${session.expiresAt}: run \`tollgate login\``);
+  }
+  return sessionToken(session.token, session.expiresAt);
+}
