@@ -90,24 +90,24 @@ function isErrorBody(body: unknown): body is ErrorBody {
   );
 }
 
-/** An error's own codes; an error typed with no operation (`instanceof` gives `any`) takes every declared code. */
-type CodeOfError<E> =
-  E extends TollgateError<infer Code> ? (string extends Code ? ErrorCode : Code) | ClientErrorCode : never;
+/**
+ * The codes `isTollgateError` accepts for a value: an error typed by its operation (caught from `unwrap`) takes that
+ * operation's codes; anything else (`unknown` in a catch, an error `instanceof` typed with `any`) every declared one.
+ */
+type AcceptedCodes<Value> =
+  Value extends TollgateError<infer Code>
+    ? (string extends Code ? ErrorCode : Code) | ClientErrorCode
+    : ErrorCode | ClientErrorCode;
 
 /**
  * Whether `value` is a TollgateError, optionally with one of the given codes. Only codes that exist compile: those
- * of the error's operation when it is typed (caught from `unwrap`), else any code the API or the client declares.
+ * of the error's operation when it is typed, else any code the API or the client declares.
  */
-export function isTollgateError<E extends TollgateError<string>, Code extends CodeOfError<E>>(
-  value: E,
+export function isTollgateError<Value, Code extends AcceptedCodes<Value>>(
+  value: Value,
   ...codes: Code[]
-): value is E & TollgateError<Code>;
-export function isTollgateError<Code extends ErrorCode | ClientErrorCode>(
-  value: unknown,
-  ...codes: Code[]
-): value is TollgateError<Code>;
-export function isTollgateError(value: unknown, ...codes: string[]): boolean {
-  return value instanceof TollgateError && (codes.length === 0 || codes.includes(value.code));
+): value is Value & TollgateError<Code> {
+  return value instanceof TollgateError && (codes.length === 0 || (codes as string[]).includes(value.code));
 }
 
 type CodeOf<E> = E extends { details: { code: infer C } } ? (C extends string ? C : string) : string;

@@ -68,14 +68,16 @@ export declare class TollgateTimeoutError extends TollgateConnectionError {
     readonly name: string;
     constructor(timeoutMs: number, url: string);
 }
-/** An error's own codes; an error typed with no operation (`instanceof` gives `any`) takes every declared code. */
-type CodeOfError<E> = E extends TollgateError<infer Code> ? (string extends Code ? ErrorCode : Code) | ClientErrorCode : never;
+/**
+ * The codes `isTollgateError` accepts for a value: an error typed by its operation (caught from `unwrap`) takes that
+ * operation's codes; anything else (`unknown` in a catch, an error `instanceof` typed with `any`) every declared one.
+ */
+type AcceptedCodes<Value> = Value extends TollgateError<infer Code> ? (string extends Code ? ErrorCode : Code) | ClientErrorCode : ErrorCode | ClientErrorCode;
 /**
  * Whether `value` is a TollgateError, optionally with one of the given codes. Only codes that exist compile: those
- * of the error's operation when it is typed (caught from `unwrap`), else any code the API or the client declares.
+ * of the error's operation when it is typed, else any code the API or the client declares.
  */
-export declare function isTollgateError<E extends TollgateError<string>, Code extends CodeOfError<E>>(value: E, ...codes: Code[]): value is E & TollgateError<Code>;
-export declare function isTollgateError<Code extends ErrorCode | ClientErrorCode>(value: unknown, ...codes: Code[]): value is TollgateError<Code>;
+export declare function isTollgateError<Value, Code extends AcceptedCodes<Value>>(value: Value, ...codes: Code[]): value is Value & TollgateError<Code>;
 /**
  * Resolves to the body of a successful openapi-fetch call, or throws a TollgateError typed with the error codes
  * the operation declares: `const status = await unwrap(client.GET('/subscriptions/status'))`.

@@ -52,6 +52,10 @@ function isErrorBody(body) {
         details !== null &&
         typeof details.code === 'string');
 }
+/**
+ * Whether `value` is a TollgateError, optionally with one of the given codes. Only codes that exist compile: those
+ * of the error's operation when it is typed, else any code the API or the client declares.
+ */
 export function isTollgateError(value, ...codes) {
     return value instanceof TollgateError && (codes.length === 0 || codes.includes(value.code));
 }

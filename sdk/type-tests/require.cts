@@ -1,0 +1,7 @@
+// A CommonJS module (TypeScript's `.cts`) loads the client with require(): the package's `require` condition.
+import client = require('@tollgate/client');
+
+const tollgate = client.createTollgateClient({ baseUrl: 'http://localhost:3000' });
+export const pending: Promise<unknown> = client.unwrap(tollgate.GET('/health'));
+// @ts-expect-error no such path
+tollgate.GET('/healthz');
