@@ -1,5 +1,6 @@
 // Compiled by `npm run check -w sdk` (and sdk/src/type-tests.spec.ts): what must compile for an integrator, and
 // the mistakes that must not.
+/* eslint-disable no-console -- examples as an integrator writes them, printing */
 import {
   apiKey,
   createTollgateClient,
