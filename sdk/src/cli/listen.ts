@@ -136,6 +136,8 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
     `listening on ${url} as webhook ${webhookId} (events: ${saved.events.join(', ')}), forwarding to ` +
       `${options.forwardTo}; Ctrl-C to stop`,
   );
+  // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
+  options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
 
   await new Promise<void>((resolve) => {
     const stop = (): void => {
