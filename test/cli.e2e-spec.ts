@@ -79,6 +79,12 @@ describe('the tollgate CLI against the service', () => {
     const file = join(home, 'tollgate', 'session.json');
     expect(run.stderr).toContain(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const token = await tollgate(['token']);
+    expect(token.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    const elsewhere = await tollgate(['token', '--url', 'http://127.0.0.1:9']);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(/is for http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:9/);
   });
 
   it('reads the status, renews, and reads it again', async () => {

@@ -94,6 +94,19 @@ export async function byHand(): Promise<void> {
   } while (cursor);
 }
 
+// docs/api-guide.md, "Errors" and "Idempotency", as printed there.
+export async function guideErrors(address: string, id: string): Promise<void> {
+  try {
+    await unwrap(tollgate.POST('/subscriptions/cancel', { body: { address } }));
+  } catch (error) {
+    if (isTollgateError(error, 'subscription_not_found')) return; // never subscribed: nothing to cancel
+    throw error; // a TollgateError has .status, .error (the message), .code, .details and .requestId
+  }
+  await unwrap(
+    tollgate.POST('/subscriptions/renew', { body: {}, params: { header: { 'Idempotency-Key': id } } }),
+  );
+}
+
 export async function receive(secret: string, headers: Headers, rawBody: string): Promise<void> {
   const event = await verifyWebhook(secret, headers, rawBody);
   if (event.type === 'subscription.renewed') console.log(event.data.address, event.data.currentPeriodEnd);

@@ -9,7 +9,7 @@ import type { components } from '../schema.js';
 import { signIn } from '../sign-in.js';
 import { listen } from './listen.js';
 import { readPrivateKey } from './private-key.js';
-import { credentialFor, saveSession, serviceUrl, sessionFile, UsageError } from './settings.js';
+import { credentialFor, loadSession, saveSession, serviceUrl, sessionFile, UsageError } from './settings.js';
 
 type Schemas = components['schemas'];
 type Scope = Schemas['CreateApiKeyDto']['scopes'][number];
@@ -19,6 +19,7 @@ const USAGE = `usage: tollgate <command> [options]
 
   login [--key-file <path>]                 sign a wallet in (key from the file, TOLLGATE_PRIVATE_KEY or a
                                             hidden prompt; never on the command line) and store the session
+  token                                     print the stored session token (for curl: TOKEN=$(tollgate token))
   status [address]                          the subscription of the wallet (or of an address)
   renew [--address <a>] [--tx-hash <0x…>]   pay for one more period (erc20 gateway: the transfer's hash)
   cancel [--address <a>] [--immediate]      cancel at the period's end (or now)
@@ -110,6 +111,8 @@ async function run(argv: string[]): Promise<void> {
       print(`signed in to ${url} as ${session.address} until ${expiresAt}`);
       return log(`session stored in ${file}`);
     }
+    case 'token':
+      return print(loadSession(url, file).token);
     case 'status': {
       const target = positionals[1] ?? values.address;
       const query = target === undefined ? {} : { address: target };

@@ -7,6 +7,9 @@ import { apiKey, sessionToken, type Credential } from '../credentials.js';
 
 export const DEFAULT_URL = 'http://localhost:3000';
 
+/** A mistake of the command line or its setup: printed without a stack, exit status 2. */
+export class UsageError extends Error {}
+
 /** A variable from the environment, else from a `.env` in the working directory (the environment wins). */
 export function setting(name: string): string | undefined {
   const fromEnvironment = process.env[name];
@@ -43,7 +46,7 @@ export function saveSession(file: string, session: StoredSession): void {
   chmodSync(file, 0o600);
 }
 
-function loadSession(file: string): StoredSession | undefined {
+function readSession(file: string): StoredSession | undefined {
   if (!existsSync(file)) return undefined;
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as StoredSession;
@@ -52,16 +55,9 @@ function loadSession(file: string): StoredSession | undefined {
   }
 }
 
-export class UsageError extends Error {}
-
-/**
- * The credential to call `url` with: TOLLGATE_API_KEY (environment or `.env`), else the session `login` stored
- * for that same URL while it lasts.
- */
-export function credentialFor(url: string, file: string): Credential {
-  const key = setting('TOLLGATE_API_KEY');
-  if (key !== undefined) return apiKey(key.trim());
-  const session = loadSession(file);
+/** The session `login` stored for `url`, while it lasts. */
+export function loadSession(url: string, file: string): StoredSession {
+  const session = readSession(file);
   if (session === undefined) {
     throw new UsageError(
       `not signed in: run \`tollgate login\` or set TOLLGATE_API_KEY (no session in ${file})`,
@@ -73,5 +69,16 @@ export function credentialFor(url: string, file: string): Credential {
   if (Date.parse(session.expiresAt) <= Date.now()) {
     throw new UsageError(`the session in ${file} expired at ${session.expiresAt}: run \`tollgate login\``);
   }
+  return session;
+}
+
+/**
+ * The credential to call `url` with: TOLLGATE_API_KEY (environment or `.env`), else the session `login` stored
+ * for that same URL while it lasts.
+ */
+export function credentialFor(url: string, file: string): Credential {
+  const key = setting('TOLLGATE_API_KEY');
+  if (key !== undefined) return apiKey(key.trim());
+  const session = loadSession(url, file);
   return sessionToken(session.token, session.expiresAt);
 }

@@ -5,6 +5,9 @@ import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { apiKey, sessionToken } from '../credentials.js';
 export const DEFAULT_URL = 'http://localhost:3000';
+/** A mistake of the command line or its setup: printed without a stack, exit status 2. */
+export class UsageError extends Error {
+}
 /** A variable from the environment, else from a `.env` in the working directory (the environment wins). */
 export function setting(name) {
     const fromEnvironment = process.env[name];
@@ -32,7 +35,7 @@ export function saveSession(file, session) {
     // An existing file keeps its old mode through writeFileSync: tighten it.
     chmodSync(file, 0o600);
 }
-function loadSession(file) {
+function readSession(file) {
     if (!existsSync(file))
         return undefined;
     try {
@@ -42,17 +45,9 @@ function loadSession(file) {
         return undefined;
     }
 }
-export class UsageError extends Error {
-}
-/**
- * The credential to call `url` with: TOLLGATE_API_KEY (environment or `.env`), else the session `login` stored
- * for that same URL while it lasts.
- */
-export function credentialFor(url, file) {
-    const key = setting('TOLLGATE_API_KEY');
-    if (key !== undefined)
-        return apiKey(key.trim());
-    const session = loadSession(file);
+/** The session `login` stored for `url`, while it lasts. */
+export function loadSession(url, file) {
+    const session = readSession(file);
     if (session === undefined) {
         throw new UsageError(`not signed in: run \`tollgate login\` or set TOLLGATE_API_KEY (no session in ${file})`);
     }
@@ -62,5 +57,16 @@ export function credentialFor(url, file) {
     if (Date.parse(session.expiresAt) <= Date.now()) {
         throw new UsageError(`the session in ${file} expired at ${session.expiresAt}: run \`tollgate login\``);
     }
+    return session;
+}
+/**
+ * The credential to call `url` with: TOLLGATE_API_KEY (environment or `.env`), else the session `login` stored
+ * for that same URL while it lasts.
+ */
+export function credentialFor(url, file) {
+    const key = setting('TOLLGATE_API_KEY');
+    if (key !== undefined)
+        return apiKey(key.trim());
+    const session = loadSession(url, file);
     return sessionToken(session.token, session.expiresAt);
 }
