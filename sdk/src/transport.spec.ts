@@ -94,6 +94,22 @@ describe('idempotency keys', () => {
     expect(requests[3]!.headers.get('idempotency-key')).not.toBe(keys[0]);
   });
 
+  it('makes a version 4 UUID where crypto.randomUUID is missing (a page served over plain http)', async () => {
+    const { fetch, requests } = scripted(OK);
+    // randomUUID lives on Crypto's prototype: an own property hides it for this test.
+    Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      expect(globalThis.crypto.randomUUID).toBeUndefined();
+      await createTollgateClient({ baseUrl: BASE, fetch }).POST('/subscriptions/renew', { body: {} });
+    } finally {
+      delete (globalThis.crypto as { randomUUID?: unknown }).randomUUID;
+    }
+    expect(requests[0]!.headers.get('idempotency-key')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    expect(typeof globalThis.crypto.randomUUID).toBe('function');
+  });
+
   it("keeps the caller's own key", async () => {
     const { fetch, requests } = scripted(OK);
     await createTollgateClient({ baseUrl: BASE, fetch }).POST('/subscriptions/cancel', {

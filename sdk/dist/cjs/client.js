@@ -12,6 +12,16 @@ const transport_js_1 = require("./transport.js");
 const PAGE_LIMIT = 100;
 /** Operations that pay or change a subscription: each call gets its own Idempotency-Key unless the caller sets one. */
 const IDEMPOTENT_POSTS = new Set(['/subscriptions/renew', '/subscriptions/cancel']);
+/** A version 4 UUID. getRandomValues also works where randomUUID is missing (a page served over plain http). */
+function uuid() {
+    if (typeof globalThis.crypto.randomUUID === 'function')
+        return globalThis.crypto.randomUUID();
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 /**
  * The typed client: every path, parameter, body and answer of the API comes from the generated schema, e.g.
  * `await client.GET('/subscriptions/status', { params: { query: { address } } })` returns `{ data, error }`;
@@ -31,7 +41,7 @@ function createTollgateClient({ baseUrl, credential, timeout = transport_js_1.DE
             if (request.method === 'POST' &&
                 IDEMPOTENT_POSTS.has(schemaPath) &&
                 !request.headers.has('idempotency-key')) {
-                request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
+                request.headers.set('idempotency-key', uuid());
             }
             const current = typeof credential === 'function' ? credential() : credential;
             if (current && !request.headers.has('authorization')) {
