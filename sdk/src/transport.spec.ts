@@ -158,8 +158,12 @@ describe('timeouts', () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    // Answers nothing, ever: each request waits until the client gives up.
-    server = createServer(() => undefined);
+    // Answers nothing, ever (GET /health/live: headers and the start of a body, never its end).
+    server = createServer((request, response) => {
+      if (request.url !== '/health/live') return;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"status":');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -174,6 +178,12 @@ describe('timeouts', () => {
     expect(thrown).toBeInstanceOf(TollgateTimeoutError);
     expect(thrown).toBeInstanceOf(TollgateConnectionError);
     expect(thrown).toMatchObject({ status: 0, code: 'timeout' });
+  });
+
+  it('counts the body in the timeout: an answer that stops halfway is a TollgateTimeoutError too', async () => {
+    const client = createTollgateClient({ baseUrl: url, timeout: 100, maxRetries: 0 });
+    const thrown = await client.GET('/health/live').catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(TollgateTimeoutError);
   });
 
   it('takes a timeout per call over the client one', async () => {

@@ -1,6 +1,6 @@
 import { TollgateConnectionError, TollgateTimeoutError } from './errors.js';
 
-/** How long one attempt may wait for an answer's headers, in milliseconds, unless set otherwise. */
+/** How long one attempt may wait for its whole answer, in milliseconds, unless set otherwise. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** How many times a failed request that is safe to repeat is sent again, unless set otherwise. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -10,7 +10,7 @@ export const DEFAULT_MAX_RETRIES = 2;
  * maxRetries: 0 })`.
  */
 export interface RequestSettings {
-  /** Milliseconds to wait for each attempt's answer; 0 waits forever. Default 30 000. */
+  /** Milliseconds to wait for each attempt's whole answer; 0 waits forever. Default 30 000. */
   timeout?: number;
   /**
    * Retries of a GET/HEAD/OPTIONS, or of a request with an Idempotency-Key, after a 429, a 503 or no answer, with
@@ -23,6 +23,8 @@ type Fetch = (request: Request) => Promise<Response>;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const RETRIED_STATUSES = new Set([429, 503]);
+/** Answers that cannot carry a body, which the Response constructor refuses one for. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** A Retry-After beyond this is not waited out: the error goes back to the caller at once. */
 const MAX_RETRY_AFTER_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
@@ -76,7 +78,7 @@ export function resilientFetch(send: Fetch, defaults: Required<RequestSettings>)
       const signal = timer ? AbortSignal.any([request.signal, timer]) : request.signal;
       let response: Response;
       try {
-        response = await send(
+        const answer = await send(
           new Request(request.url, {
             method: request.method,
             headers: request.headers,
@@ -86,6 +88,13 @@ export function resilientFetch(send: Fetch, defaults: Required<RequestSettings>)
             credentials: request.credentials,
           }),
         );
+        // Read within the attempt: a body cut off or too slow is a connection error or a timeout like any other.
+        const bytes = await answer.arrayBuffer();
+        response = new Response(NULL_BODY_STATUSES.has(answer.status) ? null : bytes, {
+          status: answer.status,
+          statusText: answer.statusText,
+          headers: answer.headers,
+        });
       } catch (error) {
         // The caller's own abort is theirs to handle, never retried.
         if (request.signal.aborted) throw error;
@@ -101,7 +110,6 @@ export function resilientFetch(send: Fetch, defaults: Required<RequestSettings>)
       if (RETRIED_STATUSES.has(response.status) && attempt < maxRetries) {
         const wait = retryAfter(response) ?? backoff(attempt);
         if (wait <= MAX_RETRY_AFTER_MS) {
-          await response.body?.cancel();
           await sleep(wait);
           continue;
         }

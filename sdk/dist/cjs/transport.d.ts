@@ -1,4 +1,4 @@
-/** How long one attempt may wait for an answer's headers, in milliseconds, unless set otherwise. */
+/** How long one attempt may wait for its whole answer, in milliseconds, unless set otherwise. */
 export declare const DEFAULT_TIMEOUT_MS = 30000;
 /** How many times a failed request that is safe to repeat is sent again, unless set otherwise. */
 export declare const DEFAULT_MAX_RETRIES = 2;
@@ -7,7 +7,7 @@ export declare const DEFAULT_MAX_RETRIES = 2;
  * maxRetries: 0 })`.
  */
 export interface RequestSettings {
-    /** Milliseconds to wait for each attempt's answer; 0 waits forever. Default 30 000. */
+    /** Milliseconds to wait for each attempt's whole answer; 0 waits forever. Default 30 000. */
     timeout?: number;
     /**
      * Retries of a GET/HEAD/OPTIONS, or of a request with an Idempotency-Key, after a 429, a 503 or no answer, with

@@ -1,10 +1,12 @@
 import { TollgateConnectionError, TollgateTimeoutError } from './errors.js';
-/** How long one attempt may wait for an answer's headers, in milliseconds, unless set otherwise. */
+/** How long one attempt may wait for its whole answer, in milliseconds, unless set otherwise. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** How many times a failed request that is safe to repeat is sent again, unless set otherwise. */
 export const DEFAULT_MAX_RETRIES = 2;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const RETRIED_STATUSES = new Set([429, 503]);
+/** Answers that cannot carry a body, which the Response constructor refuses one for. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** A Retry-After beyond this is not waited out: the error goes back to the caller at once. */
 const MAX_RETRY_AFTER_MS = 60_000;
 const BACKOFF_BASE_MS = 500;
@@ -56,7 +58,7 @@ export function resilientFetch(send, defaults) {
             const signal = timer ? AbortSignal.any([request.signal, timer]) : request.signal;
             let response;
             try {
-                response = await send(new Request(request.url, {
+                const answer = await send(new Request(request.url, {
                     method: request.method,
                     headers: request.headers,
                     body,
@@ -64,6 +66,13 @@ export function resilientFetch(send, defaults) {
                     redirect: request.redirect,
                     credentials: request.credentials,
                 }));
+                // Read within the attempt: a body cut off or too slow is a connection error or a timeout like any other.
+                const bytes = await answer.arrayBuffer();
+                response = new Response(NULL_BODY_STATUSES.has(answer.status) ? null : bytes, {
+                    status: answer.status,
+                    statusText: answer.statusText,
+                    headers: answer.headers,
+                });
             }
             catch (error) {
                 // The caller's own abort is theirs to handle, never retried.
@@ -82,7 +91,6 @@ export function resilientFetch(send, defaults) {
             if (RETRIED_STATUSES.has(response.status) && attempt < maxRetries) {
                 const wait = retryAfter(response) ?? backoff(attempt);
                 if (wait <= MAX_RETRY_AFTER_MS) {
-                    await response.body?.cancel();
                     await sleep(wait);
                     continue;
                 }

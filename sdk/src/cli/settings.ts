@@ -78,7 +78,15 @@ export function loadSession(url: string, file: string): StoredSession {
  */
 export function credentialFor(url: string, file: string): Credential {
   const key = setting('TOLLGATE_API_KEY');
-  if (key !== undefined) return apiKey(key.trim());
+  if (key !== undefined) {
+    try {
+      return apiKey(key.trim());
+    } catch {
+      throw new UsageError(
+        'TOLLGATE_API_KEY is not an API key: expected tg_ followed by 38 letters and digits',
+      );
+    }
+  }
   const session = loadSession(url, file);
   return sessionToken(session.token, session.expiresAt);
 }

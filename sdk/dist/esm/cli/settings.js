@@ -65,8 +65,14 @@ export function loadSession(url, file) {
  */
 export function credentialFor(url, file) {
     const key = setting('TOLLGATE_API_KEY');
-    if (key !== undefined)
-        return apiKey(key.trim());
+    if (key !== undefined) {
+        try {
+            return apiKey(key.trim());
+        }
+        catch {
+            throw new UsageError('TOLLGATE_API_KEY is not an API key: expected tg_ followed by 38 letters and digits');
+        }
+    }
     const session = loadSession(url, file);
     return sessionToken(session.token, session.expiresAt);
 }
