@@ -10,18 +10,24 @@ export const DEFAULT_URL = 'http://localhost:3000';
 /** A mistake of the command line or its setup: printed without a stack, exit status 2. */
 export class UsageError extends Error {}
 
+function dotEnv(): Record<string, string | undefined> {
+  return existsSync('.env') ? parseEnv(readFileSync('.env', 'utf8')) : {};
+}
+
 /** A variable from the environment, else from a `.env` in the working directory (the environment wins). */
 export function setting(name: string): string | undefined {
-  const fromEnvironment = process.env[name];
-  if (fromEnvironment !== undefined && fromEnvironment !== '') return fromEnvironment;
-  if (!existsSync('.env')) return undefined;
-  const value = parseEnv(readFileSync('.env', 'utf8'))[name];
+  const value = process.env[name] || dotEnv()[name];
   return value === '' ? undefined : value;
 }
 
-/** The service: `--url`, else TOLLGATE_URL (environment or `.env`), else http://localhost:3000. */
+/**
+ * The service: `--url`, else TOLLGATE_URL (environment or `.env`), else the `PORT` of a `.env` in the working
+ * directory (the service's own, in a checkout) on localhost, else http://localhost:3000.
+ */
 export function serviceUrl(flag: string | undefined): string {
-  return (flag ?? setting('TOLLGATE_URL') ?? DEFAULT_URL).replace(/\/+$/, '');
+  const port = dotEnv().PORT;
+  const local = port ? `http://localhost:${port}` : DEFAULT_URL;
+  return (flag ?? setting('TOLLGATE_URL') ?? local).replace(/\/+$/, '');
 }
 
 /** What `login` stores: readable only by its owner (mode 600). */

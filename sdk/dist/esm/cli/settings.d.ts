@@ -5,7 +5,10 @@ export declare class UsageError extends Error {
 }
 /** A variable from the environment, else from a `.env` in the working directory (the environment wins). */
 export declare function setting(name: string): string | undefined;
-/** The service: `--url`, else TOLLGATE_URL (environment or `.env`), else http://localhost:3000. */
+/**
+ * The service: `--url`, else TOLLGATE_URL (environment or `.env`), else the `PORT` of a `.env` in the working
+ * directory (the service's own, in a checkout) on localhost, else http://localhost:3000.
+ */
 export declare function serviceUrl(flag: string | undefined): string;
 /** What `login` stores: readable only by its owner (mode 600). */
 export interface StoredSession {
