@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (the key is shown once).
-         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
+         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (same operation as POST /api-keys).
-         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
+         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
          */
         post: operations["createApiKeyViaCreatePath"];
         delete?: never;
@@ -52,7 +52,7 @@ export interface paths {
         };
         /**
          * The caller's API keys, newest first, revoked ones included. Never the secret key.
-         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use (written at most once a minute) and revocation. Without `limit` or `cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.
+         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use, expiry and revocation. `lastUsedAt` is current for the requests the answering instance served and at most 10 s behind for those other instances served (use is counted in memory and written every 10 s). Without `limit` or `cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -74,9 +74,29 @@ export interface paths {
         put?: never;
         /**
          * Revoke one of the caller's API keys: refused from the very next request, on every instance.
-         * @description Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are not revoked by anything but their own revocation (signing out everywhere ends sessions, not keys). Revoking an already revoked key answers 200 with the original revocation time.
+         * @description Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are revoked only by their own revocation, or by signing out everywhere with `revokeKeys`. Revoking an already revoked key answers 200 with the original revocation time.
          */
         post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests one of the caller's API keys authenticated per UTC day, over the last 30 days (addition).
+         * @description Counts are kept without a database write per request: each instance counts in memory and adds its counts to the stored ones every 10 s and when it stops. The answer includes what the answering instance has not written yet, so its own requests count at once; those other instances served show within 10 s. An instance that crashes loses at most the last 10 s of its counts. Revoked and expired keys keep their history. Another wallet's key, or an unknown id, is 404.
+         */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -114,7 +134,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out everywhere: end every session of the caller's wallet, on every instance (addition).
-         * @description Every session token of the wallet issued until now, this one included, is refused (401 `token_revoked`) from its next request on, on every instance; the cookie is cleared. Signing in again afterwards works as usual. API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials; review them in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. Needs a session: an API key cannot sign its wallet out.
+         * @description Every session token of the wallet issued before the answer, this one included, is refused (401 `token_revoked`) from its next request on, on every instance, however close in time to a previous sign-out (tokens carry the wallet's session generation, `gen`); the cookie is cleared. Signing in again afterwards works at once. By default API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials. With `{"revokeKeys": true}` (addition) the keys created by a session of the wallet, and the keys those keys created, are revoked in the same transaction, each with its `api_key.revoked` event; keys created otherwise stay. Without it, review the keys in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. A key being created by a request authenticated before the sign-out may commit after it and stay live: check the listing. Needs a session: an API key cannot sign its wallet out. The body is optional.
          */
         post: operations["logoutEverywhere"];
         delete?: never;
@@ -177,6 +197,26 @@ export interface paths {
          * @description The signature is an EIP-191 personal_sign signature over the EIP-4361 message from POST /auth/nonce (recommended) or over the bare nonce. Ordinary wallets are checked locally; smart wallets (ERC-1271 deployed, ERC-6492 counterfactual) through CHAIN_RPC_URL. Success consumes the challenge and sets the HTTP-only `tg_session` cookie.
          */
         post: operations["verifySignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's events, newest first, as their webhooks carried them (addition).
+         * @description Every event the service emitted about the caller (all types, `webhook.test` included), whether or not a webhook received it: the `id` is the webhook body's `id` and `webhook-id` header, `createdAt` its `timestamp`, `data` its `data`, so an integrator whose endpoint was down can catch up without a replay. Events are kept for EVENTS_RETENTION_DAYS (default 30), then purged. One page of `limit` (default 50) events; when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page. An operator (OPERATOR_ADDRESSES), or an API key an operator created, sees the events of every address and may narrow them with `address`; anyone else sees only their own (another `address`: 403 `address_forbidden`).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -369,7 +409,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `subscription.expiring`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -440,7 +480,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `subscription.expiring`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -516,6 +556,17 @@ export interface components {
             /** @description The credential that created the key (addition), to review what a session or a key made. Null for keys created before this was recorded. */
             createdBy: components["schemas"]["ApiKeyCreatorDto"] | (never | null);
             /**
+             * @description Whether `expiresAt` has passed (addition).
+             * @example false
+             */
+            expired: boolean;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `api_key_expired`); null: it never expires (addition).
+             * @example null
+             */
+            expiresAt: string | null;
+            /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
              */
@@ -529,7 +580,7 @@ export interface components {
             last4: string;
             /**
              * Format: date-time
-             * @description Last time the key authenticated a request (updated at most once a minute).
+             * @description Last time the key authenticated a request: current for requests this instance served, at most 10 s behind for those other instances served.
              * @example 2026-11-22T02:00:00.000Z
              */
             lastUsedAt: string | null;
@@ -556,6 +607,12 @@ export interface components {
              */
             createdAt: string;
             /**
+             * Format: date-time
+             * @description When the key stops working; null: it never expires.
+             * @example 2027-02-22T01:30:00.000Z
+             */
+            expiresAt: string | null;
+            /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
              */
@@ -579,6 +636,46 @@ export interface components {
              */
             scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
         };
+        ApiKeyExpiredEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the key expired (its `expiresAt`).
+             * @example 2027-02-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.expired
+             * @enum {string}
+             */
+            type: "api_key.expired";
+        };
+        ApiKeyExpiringEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the notice was recorded (`data.expiresAt` says when the key stops working).
+             * @example 2027-02-15T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.expiring
+             * @enum {string}
+             */
+            type: "api_key.expiring";
+        };
         ApiKeyRevokedEventDto: {
             data: components["schemas"]["ApiKeyEventDataDto"];
             /**
@@ -599,6 +696,28 @@ export interface components {
              */
             type: "api_key.revoked";
         };
+        ApiKeyUsageDayDto: {
+            /**
+             * Format: date
+             * @description A UTC day.
+             * @example 2026-11-25
+             */
+            day: string;
+            /**
+             * @description Requests the key authenticated that day.
+             * @example 12
+             */
+            requests: number;
+        };
+        ApiKeyUsageDto: {
+            /** @description Today (UTC) and the 29 days before, newest first; days without requests count 0. */
+            days: components["schemas"]["ApiKeyUsageDayDto"][];
+            /**
+             * Format: uuid
+             * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
+             */
+            id: string;
+        };
         CancelSubscriptionDto: {
             /**
              * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
@@ -613,6 +732,12 @@ export interface components {
             immediate?: boolean;
         };
         CreateApiKeyDto: {
+            /**
+             * Format: date-time
+             * @description When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key never expires, as the interface says.
+             * @example 2027-02-22T01:30:00.000Z
+             */
+            expiresAt?: string;
             /**
              * @description Free-text name of the key: one line, no control characters.
              * @example billing backend
@@ -634,6 +759,12 @@ export interface components {
             createdAt: string;
             /** @description The credential that created the key (addition), to review what a session or a key made. */
             createdBy: components["schemas"]["ApiKeyCreatorDto"];
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `api_key_expired`); null: it never expires (addition).
+             * @example null
+             */
+            expiresAt: string | null;
             /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
@@ -807,6 +938,43 @@ export interface components {
              */
             error: string;
         };
+        EventDto: {
+            /**
+             * Format: date-time
+             * @description When the event happened: the webhook body's `timestamp`.
+             * @example 2026-12-19T01:30:04.512Z
+             */
+            createdAt: string;
+            /**
+             * @description The webhook body's `data`, as delivered; its shape per type is in the webhook events of this document.
+             * @example {
+             *       "active": true,
+             *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+             *       "cancelAtPeriodEnd": false,
+             *       "canceledAt": null,
+             *       "createdAt": "2026-11-22T01:30:00.000Z",
+             *       "currentPeriodEnd": "2026-12-22T01:30:00.000Z",
+             *       "currentPeriodStart": "2026-11-22T01:30:00.000Z",
+             *       "endsInSeconds": 259195,
+             *       "status": "active",
+             *       "updatedAt": "2026-11-22T01:30:00.000Z"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The event id: the webhook body's `id` and its `webhook-id` header.
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * @example subscription.expiring
+             * @enum {string}
+             */
+            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired";
+        };
         FieldProblemDto: {
             /**
              * @description Path of the offending field.
@@ -844,15 +1012,28 @@ export interface components {
              */
             status: "ok";
         };
+        LogoutEverywhereRequestDto: {
+            /**
+             * @description Also revoke every live API key created by a session of this wallet (`createdBy.type = session`), and the keys those keys created, in the same transaction (addition). Keys created otherwise stay.
+             * @default false
+             * @example true
+             */
+            revokeKeys?: boolean;
+        };
         LogoutEverywhereResponseDto: {
             /**
              * Format: date-time
-             * @description Every session token of the wallet issued at or before this moment is refused from now on.
+             * @description When the wallet signed out everywhere. Every session token of the wallet issued before this answer, the calling one included, is refused from now on, however close in time.
              * @example 2026-11-22T03:00:00.000Z
              */
             notBefore: string;
             /** @example true */
             revoked: boolean;
+            /**
+             * @description How many API keys were revoked with `revokeKeys` (each with its `api_key.revoked` event); 0 without it.
+             * @example 0
+             */
+            revokedKeys: number;
         };
         LogoutResponseDto: {
             /** @example true */
@@ -1012,7 +1193,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1052,7 +1233,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1339,6 +1520,81 @@ export interface components {
              */
             type: "subscription.expired";
         };
+        SubscriptionExpiringDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description Seconds from the event to `currentPeriodEnd` (at most SUBSCRIPTION_EXPIRING_NOTICE_HOURS × 3600; less when the period was already that close when it began, or when no instance ran as it entered the notice).
+             * @example 259195
+             */
+            endsInSeconds: number;
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionExpiringEventDto: {
+            data: components["schemas"]["SubscriptionExpiringDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the reminder was recorded.
+             * @example 2026-12-19T01:30:04.512Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.expiring
+             * @enum {string}
+             */
+            type: "subscription.expiring";
+        };
         SubscriptionRenewedDataDto: {
             /**
              * @description Whether the subscription is active now (`status` is `active`).
@@ -1525,7 +1781,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1645,7 +1901,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1655,12 +1911,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1670,7 +1926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1721,6 +1977,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     createApiKeyViaCreatePath: {
@@ -1749,7 +2020,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1759,12 +2030,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1774,7 +2045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1825,6 +2096,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1871,7 +2157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1881,7 +2167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1902,6 +2188,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -1945,7 +2246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1955,7 +2256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2021,6 +2322,109 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The key id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key id and one entry per day, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyUsageDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `api_key_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "api_key_not_found";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logout: {
@@ -2045,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutResponseDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2055,7 +2459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2076,6 +2480,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logoutEverywhere: {
@@ -2088,7 +2507,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutEverywhereRequestDto"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -2099,7 +2522,22 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutEverywhereResponseDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2109,7 +2547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2129,7 +2567,52 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     requestNonce: {
@@ -2204,6 +2687,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSession: {
@@ -2228,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentSessionDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2238,7 +2736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2259,6 +2757,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     verifySignature: {
@@ -2350,6 +2863,121 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 50). When more events follow, the answer carries an `X-Next-Cursor` header. */
+                limit?: number;
+                /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
+                cursor?: string;
+                /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
+                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+                /** @description Only events at or after this instant (ISO 8601 with a time zone). */
+                since?: string;
+                /** @description Only events strictly before this instant (ISO 8601 with a time zone). */
+                until?: string;
+                /** @description Only the events about this wallet. Without it: the caller's own, or, for an operator (OPERATOR_ADDRESSES, and the API keys operators created), every address's. Another address needs an operator credential, else 403 `address_forbidden`. */
+                address?: string;
+            };
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, newest first. */
+            200: {
+                headers: {
+                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    "X-Next-Cursor"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDto"][];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_cursor`, `invalid_time_range`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_cursor" | "invalid_time_range";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getHealth: {
@@ -2487,7 +3115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2497,7 +3125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2578,6 +3206,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionHistory: {
@@ -2626,7 +3269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2636,7 +3279,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2657,6 +3300,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionPlan: {
@@ -2755,7 +3413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2765,7 +3423,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2846,7 +3504,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2856,7 +3514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "payment_chain_unavailable" | "payment_chain_mismatch";
+                            code: "payment_chain_unavailable" | "payment_chain_mismatch" | "database_unavailable";
                         };
                     };
                 };
@@ -2903,7 +3561,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2913,7 +3571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2934,6 +3592,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhooks: {
@@ -2958,7 +3631,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDto"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2968,7 +3641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2989,6 +3662,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     saveWebhook: {
@@ -3032,7 +3720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3042,7 +3730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3108,6 +3796,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -3156,7 +3859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3166,7 +3869,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3202,6 +3905,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -3229,7 +3947,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResultDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3239,7 +3957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3290,6 +4008,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     testWebhook: {
@@ -3333,7 +4066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3343,7 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3409,6 +4142,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -3434,7 +4182,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3444,7 +4192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3480,6 +4228,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
 }
