@@ -108,6 +108,12 @@ describe('@tollgate/client against the service', () => {
     expect(status.cancelAtPeriodEnd).toBe(true);
     const history = await unwrap(asOwner.GET('/subscriptions/history'));
     expect(history.map((event) => event.type)).toEqual(['canceled', 'renewed']);
+    const events = await unwrap(
+      asOwner.GET('/events', {
+        params: { query: { type: ['subscription.renewed', 'subscription.canceled'] } },
+      }),
+    );
+    expect(events.map((event) => event.type)).toEqual(['subscription.canceled', 'subscription.renewed']);
   });
 
   it('creates keys on both paths, lists them a page at a time, revokes one; a key reads and renews', async () => {
