@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import type { Database } from '../database/database.service.js';
+import type { Sql } from '../database/sql.js';
 import { InvalidationLog } from './invalidation-log.service.js';
 
 interface Row {
@@ -12,10 +13,10 @@ interface Row {
 class ScriptedDatabase {
   readonly reads: { params: unknown[]; answer: (rows: Row[]) => void; fail: (error: Error) => void }[] = [];
 
-  queryPrepared(_name: string, _text: string, params: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
+  runPrepared(_name: string, statement: Sql): Promise<{ rows: Row[]; rowCount: number }> {
     return new Promise((resolve, reject) => {
       this.reads.push({
-        params,
+        params: statement.values,
         answer: (rows) => resolve({ rows, rowCount: rows.length }),
         fail: reject,
       });

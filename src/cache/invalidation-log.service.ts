@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Database } from '../database/database.service.js';
+import { sql } from '../database/sql.js';
 import { isDatabaseUnavailable } from '../database/database.errors.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -141,16 +142,15 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   private async read(startedAt: InvalidationTicket): Promise<boolean> {
     const from = this.horizon;
     try {
-      const { rows } = await this.db.queryPrepared<{
+      const { rows } = await this.db.runPrepared<{
         horizon: string;
         topic: string | null;
         key: string | null;
       }>(
         'tollgate_read_invalidations',
-        `SELECT h.horizon, i.topic, i.key
+        sql`SELECT h.horizon, i.topic, i.key
          FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
-         LEFT JOIN cache_invalidations i ON NOT $1::boolean AND i.xid >= $2::bigint`,
-        [from === undefined, String(from ?? 0n)],
+         LEFT JOIN cache_invalidations i ON NOT ${from === undefined}::boolean AND i.xid >= ${String(from ?? 0n)}::bigint`,
       );
       for (const row of rows) {
         if (row.topic === null || row.key === null) continue;
@@ -173,7 +173,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
 
   private async purge(): Promise<void> {
     try {
-      await this.db.query(`DELETE FROM cache_invalidations WHERE created_at < now() - interval '1 hour'`);
+      await this.db.run(sql`DELETE FROM cache_invalidations WHERE created_at < now() - interval '1 hour'`);
     } catch (error) {
       this.logger.warn(`purging cache invalidations failed: ${(error as Error).message}`);
     }

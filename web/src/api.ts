@@ -35,8 +35,11 @@ export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()([
   'subscription.renewed',
   'subscription.canceled',
   'subscription.expired',
+  'subscription.expiring',
   'api_key.created',
   'api_key.revoked',
+  'api_key.expiring',
+  'api_key.expired',
   'webhook.test',
 ]);
 

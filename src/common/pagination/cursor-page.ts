@@ -139,27 +139,6 @@ export function toPage<T>(rows: Array<T & { position: PagePosition }>, limit: nu
   return { items, next: rows.length > limit ? rows[limit - 1]!.position : undefined };
 }
 
-/** The SQL of a keyset page over `(timeColumn, tiebreakerColumn)` descending, from parameter `$first` on. */
-export function pageSql(
-  timeColumn: string,
-  tiebreakerColumn: string,
-  tiebreakerType: 'uuid' | 'bigint',
-  first: number,
-): { select: string; where: string; limit: string } {
-  return {
-    select: `json_build_object('micros', (extract(epoch FROM ${timeColumn}) * 1000000)::bigint::text,
-       'tiebreaker', ${tiebreakerColumn}::text) AS position`,
-    where: `($${first}::bigint IS NULL OR (${timeColumn}, ${tiebreakerColumn}) <
-       (timestamptz 'epoch' + $${first}::bigint * interval '1 microsecond', $${first + 1}::${tiebreakerType}))`,
-    limit: `LIMIT $${first + 2}`,
-  };
-}
-
-/** The parameters `pageSql` expects, from `$first` on. */
-export function pageParameters(page: PageRequest): [string | null, string | null, number] {
-  return [page.after?.micros ?? null, page.after?.tiebreaker ?? null, page.limit + 1];
-}
-
 /** Documents the `X-Next-Cursor` header on a paged list's 200 answer. */
 export function ApiPagedResponse(options: { type: new () => unknown; description: string }): MethodDecorator {
   return applyDecorators(
