@@ -1,13 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Sweeper } from '../common/jobs/sweeper.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
-import { RepeatingJob } from '../common/jobs/repeating-job.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService, USAGE_DAYS } from './api-keys.service.js';
 
@@ -24,39 +18,30 @@ const USAGE_PURGE_EVERY_MS = 3_600_000;
  * Several instances may sweep at once; the claims in ApiKeysRepository keep each key's notices to one each.
  */
 @Injectable()
-export class ApiKeyExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ApiKeyExpirySweeper.name);
-  private readonly job = new RepeatingJob(() => this.sweep(), API_KEY_SWEEP_INTERVAL_MS);
+export class ApiKeyExpirySweeper extends Sweeper {
   private lastUsagePurge = 0;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly apiKeys: ApiKeysService,
     private readonly repository: ApiKeysRepository,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    // Right away first: notices that fell due while no instance was running are caught up at start.
-    if (this.config.workersEnabled) this.job.start();
+  ) {
+    super({
+      enabled: config.workersEnabled,
+      intervalMs: API_KEY_SWEEP_INTERVAL_MS,
+      name: 'API key expiry sweep',
+    });
   }
 
-  onModuleDestroy(): Promise<void> {
-    return this.job.stop();
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      let recorded: number;
-      do {
-        recorded = await this.apiKeys.recordDueExpiryNotices(SWEEP_BATCH_SIZE);
-        if (recorded > 0) this.logger.log({ recorded, msg: 'recorded API key expiry notices' });
-      } while (recorded >= SWEEP_BATCH_SIZE && !this.job.isStopped);
-      if (Date.now() - this.lastUsagePurge >= USAGE_PURGE_EVERY_MS) {
-        await this.repository.purgeUsage(USAGE_DAYS);
-        this.lastUsagePurge = Date.now();
-      }
-    } catch (error) {
-      this.logger.warn(`API key expiry sweep failed, retrying next round: ${(error as Error).message}`);
+  protected async sweep(): Promise<void> {
+    await this.drain(
+      () => this.apiKeys.recordDueExpiryNotices(SWEEP_BATCH_SIZE),
+      SWEEP_BATCH_SIZE,
+      'recorded API key expiry notices',
+    );
+    if (Date.now() - this.lastUsagePurge >= USAGE_PURGE_EVERY_MS) {
+      await this.repository.purgeUsage(USAGE_DAYS);
+      this.lastUsagePurge = Date.now();
     }
   }
 }

@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Sweeper } from '../common/jobs/sweeper.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
@@ -20,48 +15,19 @@ const SWEEP_BATCH_SIZE = 100;
  * `recordDueExpiries` keeps each period end's event to exactly one.
  */
 @Injectable()
-export class SubscriptionExpirySweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(SubscriptionExpirySweeper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-
+export class SubscriptionExpirySweeper extends Sweeper {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly subscriptions: SubscriptionsRepository,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    // Right away first: expiries that fell due while no instance was running are caught up at start.
-    if (this.config.workersEnabled) this.schedule(0);
+  ) {
+    super({ enabled: config.workersEnabled, intervalMs: EXPIRY_SWEEP_INTERVAL_MS, name: 'expiry sweep' });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    // Let a sweep in flight finish while the database pool is still open.
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    // A timeout re-armed after each sweep, not an interval: a slow sweep never overlaps the next.
-    this.timer = setTimeout(() => {
-      this.running = this.sweep().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule(EXPIRY_SWEEP_INTERVAL_MS);
-      });
-    }, delayMs).unref();
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      let recorded: number;
-      do {
-        recorded = await this.subscriptions.recordDueExpiries(SWEEP_BATCH_SIZE);
-        if (recorded > 0) this.logger.log({ recorded, msg: 'recorded subscription expiries' });
-      } while (recorded === SWEEP_BATCH_SIZE && !this.stopped);
-    } catch (error) {
-      this.logger.warn(`expiry sweep failed, retrying next round: ${(error as Error).message}`);
-    }
+  protected sweep(): Promise<void> {
+    return this.drain(
+      () => this.subscriptions.recordDueExpiries(SWEEP_BATCH_SIZE),
+      SWEEP_BATCH_SIZE,
+      'recorded subscription expiries',
+    );
   }
 }

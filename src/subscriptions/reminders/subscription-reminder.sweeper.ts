@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Sweeper } from '../../common/jobs/sweeper.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { Database } from '../../database/database.service.js';
@@ -25,52 +20,19 @@ const SWEEP_BATCH_SIZE = 100;
  * one, and a renewal, which moves the period end, arms the next one.
  */
 @Injectable()
-export class SubscriptionReminderSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(SubscriptionReminderSweeper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
-
+export class SubscriptionReminderSweeper extends Sweeper {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly db: Database,
     private readonly outbox: EventOutbox,
     private readonly repository: SubscriptionRemindersRepository,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    // Right away first: reminders that fell due while no instance was running go out at start.
-    if (this.config.workersEnabled) this.schedule(0);
+  ) {
+    super({ enabled: config.workersEnabled, intervalMs: REMINDER_SWEEP_INTERVAL_MS, name: 'reminder sweep' });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    // Let a sweep in flight finish while the database pool is still open.
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    // A timeout re-armed after each sweep, not an interval: a slow sweep never overlaps the next.
-    this.timer = setTimeout(() => {
-      this.running = this.sweep().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule(REMINDER_SWEEP_INTERVAL_MS);
-      });
-    }, delayMs).unref();
-  }
-
-  private async sweep(): Promise<void> {
-    try {
-      let recorded: number;
-      do {
-        recorded = await this.recordDue();
-        if (recorded > 0) this.logger.log({ recorded, msg: 'recorded subscription reminders' });
-      } while (recorded === SWEEP_BATCH_SIZE && !this.stopped);
-      await this.repository.deleteStale(SWEEP_BATCH_SIZE);
-    } catch (error) {
-      this.logger.warn(`reminder sweep failed, retrying next round: ${(error as Error).message}`);
-    }
+  protected async sweep(): Promise<void> {
+    await this.drain(() => this.recordDue(), SWEEP_BATCH_SIZE, 'recorded subscription reminders');
+    await this.repository.deleteStale(SWEEP_BATCH_SIZE);
   }
 
   /** Claims a batch of due reminders and records their events, in one transaction: both or neither commit. */
