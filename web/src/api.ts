@@ -78,6 +78,8 @@ export const api = {
   /** The signed-in wallet, or a 401 when there is no session (which is not reported as a lost session). */
   session: () => call(client.GET('/auth/session'), true),
   logout: () => call(client.POST('/auth/logout'), true),
+  /** Ends every session of the wallet, this one included (a 401 afterwards is expected, not a lost session). */
+  logoutEverywhere: () => call(client.POST('/auth/logout-all'), true),
 
   status: (address: string) => call(client.GET('/subscriptions/status', { params: { query: { address } } })),
   history: (address: string) =>
@@ -102,6 +104,7 @@ export const api = {
   listWebhooks: () => call(client.GET('/webhooks')),
   saveWebhook: (body: SaveWebhook) =>
     call(client.POST('/webhooks', { body: body as Schema<'SaveWebhookDto'> })),
+  deleteWebhook: (id: string) => call(client.DELETE('/webhooks/{id}', { params: { path: { id } } })),
   testWebhook: (id: string) => call(client.POST('/webhooks/test', { body: { id } })),
   deliveries: (webhookId: string) =>
     call(client.GET('/webhooks/deliveries', { params: { query: { webhookId } } })),

@@ -27,6 +27,14 @@ export function ApiKeysPanel({ heldScopes }: { heldScopes: readonly Scope[] }) {
       on ? SCOPES.filter((s) => s === scope || current.includes(s)) : current.filter((s) => s !== scope),
     );
 
+  // Why "Create key" cannot be pressed yet, said next to it.
+  const missing =
+    label.trim() === ''
+      ? 'Give the key a label first.'
+      : scopes.length === 0
+        ? 'Pick at least one scope.'
+        : undefined;
+
   const submit = (event: Event) => {
     event.preventDefault();
     void create.run(async () => {
@@ -44,6 +52,8 @@ export function ApiKeysPanel({ heldScopes }: { heldScopes: readonly Scope[] }) {
     setRevokingId(key.id);
     void revoke.run(async () => {
       await api.revokeKey(key.id);
+      // The one-time copy box must not keep offering a key that no longer works.
+      setCreated((shown) => (shown?.id === key.id ? undefined : shown));
       setKeys(await api.listKeys());
     });
   };
@@ -95,10 +105,16 @@ export function ApiKeysPanel({ heldScopes }: { heldScopes: readonly Scope[] }) {
             variant="primary"
             busy={create.busy}
             busyLabel="Creating…"
-            disabled={label.trim() === '' || scopes.length === 0}
+            disabled={missing !== undefined}
+            aria-describedby={missing ? 'create-key-missing' : undefined}
           >
             Create key
           </Button>
+          {missing && (
+            <p class="muted small action-note" id="create-key-missing">
+              {missing}
+            </p>
+          )}
         </div>
         {created && (
           <OneTimeSecret

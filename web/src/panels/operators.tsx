@@ -24,7 +24,14 @@ export function OperatorsPanel({ payer, plan }: { payer: string; plan?: Plan }) 
         <h3 class="card-title" id="lookup-title">
           Look up a customer
         </h3>
-        <p class="muted">As an operator you can read, renew and cancel the subscription of any wallet.</p>
+        <p class="muted">
+          As an operator you can read, renew and cancel the subscription of any wallet.{' '}
+          {plan?.gateway === 'operator'
+            ? 'Renewals here are billed by you: renewing grants the period without a payment, so bill the customer yourself.'
+            : plan?.gateway === 'erc20'
+              ? 'Renewing for a customer pays the period from your own wallet.'
+              : ''}
+        </p>
         <label class="field">
           <span>Wallet address</span>
           <div class="copy-row">

@@ -1,0 +1,237 @@
+import type { Browser, Page } from 'playwright-core';
+import { freePort } from '../src/common/net/free-port.js';
+import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
+import { http } from './utils/http.js';
+import { Receiver } from './utils/receiver.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { newWallet } from './utils/wallet.js';
+
+const BROWSER_TIMEOUT = 180_000;
+/** Two days: every fresh period ends within the three days the page warns about. */
+const PERIOD_SECONDS = 2 * 24 * 60 * 60;
+
+async function sessionToken(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
+  if (!cookie) throw new Error('no tg_session cookie in the browser');
+  return cookie.value;
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  await page.getByRole('tab', { name: 'Subscription' }).waitFor();
+}
+
+/**
+ * The dashboard's account panels in chromium with an injected wallet: signing out everywhere, deleting a webhook,
+ * the "ends soon" banner, the API keys form's words, and an operator renewing for a customer.
+ */
+describe('dashboard: account panels in a real browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let receiver: Receiver;
+  const operator = newWallet();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    t = await startTestApp({
+      port,
+      env: {
+        AUTH_URI: origin,
+        AUTH_DOMAIN: `127.0.0.1:${port}`,
+        COOKIE_SECURE: 'false',
+        OPERATOR_ADDRESSES: operator.address,
+        SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+    });
+    browser = await launchChromium();
+    receiver = await Receiver.start();
+  }, BROWSER_TIMEOUT);
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it(
+    'signs out everywhere: every session of the wallet ends, and the page says so',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const first = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      const second = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(first.page);
+      await signIn(second.page);
+      const api = http(t.url);
+      const firstToken = await sessionToken(first.page);
+      const secondToken = await sessionToken(second.page);
+
+      await first.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      const dialog = first.page.getByRole('dialog', { name: 'Sign out everywhere?' });
+      await dialog.waitFor();
+      await screenshots(first.page, 'sign-out-everywhere');
+      // Changing one's mind ends nothing.
+      await dialog.getByRole('button', { name: 'Stay signed in' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await api.get('/auth/session', { token: secondToken })).status).toBe(200);
+
+      await first.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await first.page.getByText(/^You signed out everywhere/).waitFor();
+      await first.page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+      await expect(first.page.evaluate('document.activeElement?.tagName')).resolves.toBe('H1');
+      expect((await api.get('/auth/session', { token: firstToken })).status).toBe(401);
+      const other = await api.get('/auth/session', { token: secondToken });
+      expect(other.status).toBe(401);
+      expect(other.body.details.code).toBe('token_revoked');
+      // The other browser finds out on its next call.
+      await second.page.getByRole('tab', { name: 'API keys' }).click();
+      await second.page
+        .getByText('Your session has expired or was ended. Sign in again to continue.')
+        .waitFor();
+      expect(first.consoleErrors).toEqual([]);
+      await first.context.close();
+      await second.context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'deletes a webhook after a confirmation',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      const token = await sessionToken(page);
+      const api = http(t.url);
+      const saved = await api.post('/webhooks', { token, body: { url: receiver.url } });
+      expect(saved.status).toBe(200);
+
+      await page.getByRole('tab', { name: 'Webhooks' }).click();
+      const remove = page.getByRole('button', { name: `Delete webhook ${receiver.url}` });
+      await remove.click();
+      const dialog = page.getByRole('dialog', { name: 'Delete this webhook?' });
+      await dialog.waitFor();
+      await screenshots(page, 'webhook-delete');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      expect((await api.get('/webhooks', { token })).body).toHaveLength(1);
+
+      await remove.click();
+      await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+      await page.getByText(`Deleted the webhook to ${receiver.url}.`).waitFor();
+      expect(await page.locator(`[data-webhook-id="${saved.body.id}"]`).count()).toBe(0);
+      await page.getByText('No webhooks yet.').waitFor();
+      expect((await api.get('/webhooks', { token })).body).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'warns when the paid period ends within three days, and renewing from the warning clears it',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      // Not subscribed: nothing ends.
+      await page.getByRole('button', { name: 'Subscribe' }).waitFor();
+      expect(await page.getByTestId('ends-soon').count()).toBe(0);
+
+      await page.getByRole('button', { name: 'Subscribe' }).click();
+      const banner = page.getByTestId('ends-soon');
+      await expect(banner.locator('strong').textContent()).resolves.toBe('Ends in 2 days — renew');
+      await screenshots(page, 'subscription-ends-soon');
+      await banner.getByRole('button', { name: 'Renew now' }).click();
+      await page.getByText(/^Renewed: paid until/).waitFor();
+      // Four days left: no warning.
+      expect(await banner.count()).toBe(0);
+      const status = await http(t.url).get(`/subscriptions/status?address=${wallet.account.address}`, {
+        token: await sessionToken(page),
+      });
+      const left = new Date(status.body.currentPeriodEnd).getTime() - Date.now();
+      expect(left).toBeGreaterThan(3 * 24 * 60 * 60 * 1000);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'says why a key cannot be created yet, and stops offering a key once it is revoked',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      await page.getByRole('tab', { name: 'API keys' }).click();
+      await page.getByLabel('Label').fill('nightly export');
+      await page.getByRole('checkbox', { name: /READ_ONLY/ }).uncheck();
+      await page.getByText('Pick at least one scope.').waitFor();
+      await expect(page.getByRole('button', { name: 'Create key' }).isDisabled()).resolves.toBe(true);
+      await page.getByRole('checkbox', { name: /READ_ONLY/ }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const keyField = page.getByRole('textbox', { name: 'API key "nightly export"' });
+      await keyField.waitFor();
+
+      // Revoked while its one-time box is still open: the box goes, it would only offer a dead key.
+      await page.getByRole('button', { name: 'Revoke key nightly export' }).click();
+      await page
+        .getByRole('dialog', { name: 'Revoke this key?' })
+        .getByRole('button', { name: 'Revoke key' })
+        .click();
+      await page
+        .getByRole('row', { name: /nightly export/ })
+        .getByText('Revoked')
+        .waitFor();
+      expect(await keyField.count()).toBe(0);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'lets an operator see that a customer’s period ends soon and renew it for them',
+    async () => {
+      const customer = newWallet();
+      const customerWallet = new TestWallet(customer);
+      const own = await openDashboard(browser, `${t.url}/dashboard`, customerWallet);
+      await signIn(own.page);
+      await own.page.getByRole('button', { name: 'Subscribe' }).click();
+      await own.page.getByTestId('ends-soon').waitFor();
+      await own.context.close();
+
+      const { context, page, consoleErrors } = await openDashboard(
+        browser,
+        `${t.url}/dashboard`,
+        new TestWallet(operator),
+      );
+      await signIn(page);
+      await page.getByRole('tab', { name: 'Operators' }).click();
+      await page.getByLabel('Wallet address').fill(customer.address);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      const banner = page.getByTestId('ends-soon');
+      await expect(banner.locator('strong').textContent()).resolves.toBe('Ends in 2 days — renew');
+      await page
+        .getByRole('table', { name: /History of 0x/ })
+        .getByText('Renewed')
+        .waitFor();
+      await screenshots(page, 'operators-ends-soon');
+      await banner.getByRole('button', { name: 'Renew now' }).click();
+      await page.getByText(/^Renewed: paid until/).waitFor();
+      expect(await banner.count()).toBe(0);
+      const history = await http(t.url).get(`/subscriptions/history?address=${customer.address}`, {
+        token: await sessionToken(page),
+      });
+      expect(history.body.map((event: { actor: string }) => event.actor)).toEqual([
+        operator.address,
+        customer.address,
+      ]);
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+});
