@@ -19,6 +19,7 @@ COPY src ./src
 # (@tollgate/client, linked to sdk/ by npm ci), whose compiled dist/ is committed.
 COPY sdk/dist ./sdk/dist
 COPY web ./web
+COPY scripts/build.mjs ./scripts/
 RUN npm run build
 
 # Production dependencies stage: a clean install without dev and optional dependencies (the optional one is

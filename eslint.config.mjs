@@ -3,7 +3,17 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'sdk/dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'test-output/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'sdk/dist/**',
+      'node_modules/**',
+      '.data/**',
+      '.dev/**',
+      'coverage/**',
+      'test-output/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

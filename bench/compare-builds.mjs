@@ -1,10 +1,9 @@
 // Protected reads of two builds of the service side by side, for "before and after" figures on a shared machine:
-//   git worktree add --detach /tmp/before <commit> && (cd /tmp/before && npm ci && npx nest build)
-//   npx nest build && BASELINE_ROOT=/tmp/before node bench/compare-builds.mjs
-// Both builds run as production processes on one embedded PostgreSQL (a database each, migrated by its own build)
-// and take turns in rounds on each read, so a drift in the machine's speed hits both alike.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+//   git worktree add --detach /tmp/before <commit> && (cd /tmp/before && npm ci && npm run build)
+//   npm run build && BASELINE_ROOT=/tmp/before node bench/compare-builds.mjs
+// Both builds run as `npm start` runs them (bench/service.mjs: default settings) on one embedded PostgreSQL (a
+// database each, migrated by its own build) and take turns in rounds on each read, so a drift in the machine's speed hits both alike.
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +12,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
-import { freePort } from '../dist/src/common/net/free-port.js';
+import { startService as startBenchService } from './service.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const baselineRoot = process.env.BASELINE_ROOT;
@@ -21,40 +20,8 @@ if (!baselineRoot) throw new Error('BASELINE_ROOT: the checkout whose dist/ is t
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const NODE_FLAGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  .scripts['start:prod'].split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-
-async function startService(checkout, databaseUrl) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(checkout, 'dist/src/main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      // Production requires a payment gateway; reads are measured, so the free one.
-      PAYMENT_GATEWAY: 'free',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      JWT_SECRET: 'bench-secret-that-is-at-least-32-bytes-long',
-      LOG_LEVEL: 'warn',
-      COOKIE_SECURE: 'false',
-      DATABASE_POOL_SIZE: '20',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (attempt > 1200) throw new Error(`${checkout} did not start`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return { url, stop: () => new Promise((done) => (child.once('exit', done), child.kill('SIGTERM'))) };
-}
+/** Each build as its own `npm start` runs it (its node flags), default settings. */
+const startService = (checkout, databaseUrl) => startBenchService({ checkout, databaseUrl });
 
 async function post(url, path, body, token) {
   const response = await fetch(`${url}${path}`, {

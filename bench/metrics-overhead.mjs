@@ -2,8 +2,6 @@
 // of the service on one embedded PostgreSQL, one with METRICS_PORT (its /metrics scraped every second, far more
 // often than Prometheus would) and one without, driven alternately by autocannon in rounds so that the shared
 // machine's drift hits both alike. Reports requests/s and CPU time per request read from /proc for each.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,51 +11,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
+import { startService as startBenchService } from './service.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const root = new URL('..', import.meta.url).pathname;
-const NODE_FLAGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  .scripts['start:prod'].split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-const JWT_SECRET = randomBytes(48).toString('base64url');
-
-async function startService(databaseUrl, env) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(root, 'dist/src/main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      // Production requires a payment gateway; reads are measured, so the free one.
-      PAYMENT_GATEWAY: 'free',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      JWT_SECRET,
-      LOG_LEVEL: 'warn',
-      COOKIE_SECURE: 'false',
-      DATABASE_POOL_SIZE: '20',
-      WEBHOOK_WORKERS: 'false',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {
-      if (i > 300) throw new Error('service did not start');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    child,
-    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
-  };
-}
+/** The service as `npm start` runs it, default settings; reads only, so without background workers. */
+const startService = (databaseUrl, env) =>
+  startBenchService({ databaseUrl, env: { WEBHOOK_WORKERS: 'false', ...env } });
 
 /** utime + stime of a process, in seconds (clock ticks are 1/100 s on Linux). */
 function cpuSeconds(pid) {

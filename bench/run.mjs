@@ -1,6 +1,6 @@
 // npm run bench: the service and a raw node:http server side by side on loopback, driven alternately by autocannon.
 // Prints and writes (bench/results/latest.{json,md}) requests/s, p50/p99 latency and the ratio to raw for each case.
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -16,6 +16,7 @@ import { runMigrations } from '../dist/src/database/migrate.js';
 import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
 import { benchDelivery, NOISE_LIMIT, spread } from './delivery.mjs';
+import { nodeFlags, startService as startBenchService } from './service.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -25,50 +26,12 @@ const JWT_SECRET = randomBytes(48).toString('base64url');
 /** Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale. */
 const CASES = new Set((process.env.BENCH_CASES ?? 'reads,renew,delivery,verify,scale').split(','));
 const root = new URL('..', import.meta.url).pathname;
-/** The node flags of `npm run start:prod`: the service is measured the way it runs in production. */
-const NODE_FLAGS = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  .scripts['start:prod'].split(/\s+/)
-  .filter((word) => word.startsWith('--'));
+/** The node flags `npm start` runs the service with, for the reference servers too. */
+const NODE_FLAGS = nodeFlags();
 
-async function waitForHealth(url) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`service at ${url} did not come up`);
-}
-
-async function startService(databaseUrl, env = {}) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...NODE_FLAGS, join(root, 'dist/src/main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      // Renewals are measured without a payment check.
-      PAYMENT_GATEWAY: 'free',
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      JWT_SECRET,
-      LOG_LEVEL: 'warn',
-      COOKIE_SECURE: 'false',
-      DATABASE_POOL_SIZE: '20',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url);
-  return {
-    url,
-    child,
-    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
-  };
-}
+/** The service as `npm start` runs it, with default settings and this run's secret (its instances share sessions). */
+const startService = (databaseUrl, env = {}) =>
+  startBenchService({ databaseUrl, env, jwtSecret: JWT_SECRET });
 
 /** A server of bench/ in its own process, with the service's node flags: raw node:http, or the bare Nest route. */
 async function startReference(script) {

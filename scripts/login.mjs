@@ -1,7 +1,7 @@
 // Development tool: signs a wallet in from a private key and prints a session token, for people without a wallet
 // extension who want to call the API with curl or the interactive docs. Never use a key that holds real funds.
 //
-//   npm run login -- --key 0x<64 hex digits> [--url http://localhost:3000]
+//   npm run login -- --key 0x<64 hex digits> [--url …]  (default: TOLLGATE_URL, else http://localhost:$PORT or :3000)
 //   npm run login -- --key-file path/to/key [--url …]      (the file holds the 0x… key; surrounding space ignored)
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -21,7 +21,10 @@ try {
     options: {
       key: { type: 'string' },
       'key-file': { type: 'string' },
-      url: { type: 'string', default: process.env.TOLLGATE_URL ?? 'http://localhost:3000' },
+      url: {
+        type: 'string',
+        default: process.env.TOLLGATE_URL ?? `http://localhost:${process.env.PORT ?? 3000}`,
+      },
     },
   }));
 } catch (error) {

@@ -2,19 +2,14 @@ import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  LogController,
-  type FastifyInstance,
-  type FastifyServerOptions,
-  type onResponseHookHandler,
-} from 'fastify';
+import { LogController, type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { registerRateLimit } from './auth/rate-limit.js';
 import type { AppConfig } from './config/app-config.js';
 import { answerClientError, answerFrameworkError } from './common/http/framework-errors.js';
 import { bodyProblem } from './common/http/request-body.js';
-import { PinoNestLogger, requestLoggerFactory } from './common/logging/logger.js';
+import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
 import { ResponseBatcher } from './common/http/response-batcher.js';
 import { requestId } from './common/http/request-id.js';
@@ -61,7 +56,6 @@ async function buildApp(
     loggerInstance: logger,
     // One line per request, written in the onResponse hook below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    childLoggerFactory: requestLoggerFactory as unknown as FastifyServerOptions['childLoggerFactory'],
     genReqId: requestId,
     // X-Forwarded-Proto/-Host/-For count only from the proxies TRUST_PROXY names (https detection, client address).
     trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
@@ -126,9 +120,11 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
     });
   }
   if (logger.isLevelEnabled('info')) {
+    const access = accessLogger(logger);
     fastify.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
+      access.info(
         {
+          requestId: request.id,
           method: request.method,
           url: request.url,
           statusCode: reply.statusCode,

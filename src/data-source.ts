@@ -8,6 +8,7 @@ import { CacheInvalidationEntity } from './cache/cache-invalidation.entity.js';
 import { IdempotencyKeyEntity } from './subscriptions/idempotency/idempotency-key.entity.js';
 import { PaymentEntity } from './subscriptions/payment/payment.entity.js';
 import { SubscriptionEventEntity } from './subscriptions/subscription-event.entity.js';
+import { SubscriptionReminderEntity } from './subscriptions/reminders/subscription-reminder.entity.js';
 import { SubscriptionEntity } from './subscriptions/subscription.entity.js';
 import { WebhookAttemptEntity } from './webhooks/webhook-attempt.entity.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
@@ -29,6 +30,7 @@ const ENTITIES: Array<new () => unknown> = [
   CacheInvalidationEntity,
   SubscriptionEntity,
   SubscriptionEventEntity,
+  SubscriptionReminderEntity,
   PaymentEntity,
   IdempotencyKeyEntity,
   WebhookEndpointEntity,

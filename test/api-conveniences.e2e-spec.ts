@@ -137,4 +137,26 @@ describe('API conveniences', () => {
     });
     expect(refused.body.error).toContain('WEBHOOK_ALLOW_HTTP=true');
   });
+
+  it('says a missing required field is required, and keeps the constraint for a bad one', async () => {
+    const webhook = await api.post('/webhooks', { token: other.token, body: {} });
+    expect(webhook.status).toBe(400);
+    expect(webhook.body).toMatchObject({
+      error: 'url is required',
+      details: { code: 'validation_failed', fields: [{ field: 'url', message: 'url is required' }] },
+    });
+    const key = await api.post('/api-keys', { token: other.token, body: {} });
+    expect(key.status).toBe(400);
+    expect(key.body.details.fields).toEqual([
+      { field: 'label', message: 'label is required' },
+      { field: 'scopes', message: 'scopes is required' },
+    ]);
+    const long = await api.post('/webhooks', {
+      token: other.token,
+      body: { url: `https://a.test/${'x'.repeat(2048)}` },
+    });
+    expect(long.body.details.fields).toEqual([
+      { field: 'url', message: 'url must be shorter than or equal to 2048 characters' },
+    ]);
+  });
 });

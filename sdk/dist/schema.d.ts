@@ -183,6 +183,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's events, newest first, as their webhooks carried them (addition).
+         * @description Every event the service emitted about the caller (all types, `webhook.test` included), whether or not a webhook received it: the `id` is the webhook body's `id` and `webhook-id` header, `createdAt` its `timestamp`, `data` its `data`, so an integrator whose endpoint was down can catch up without a replay. Events are kept for EVENTS_RETENTION_DAYS (default 30), then purged. One page of `limit` (default 50) events; when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page. An operator (OPERATOR_ADDRESSES), or an API key an operator created, sees the events of every address and may narrow them with `address`; anyone else sees only their own (another `address`: 403 `address_forbidden`).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -369,7 +389,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `subscription.expiring`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -440,7 +460,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `subscription.expiring`, `api_key.created`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -807,6 +827,43 @@ export interface components {
              */
             error: string;
         };
+        EventDto: {
+            /**
+             * Format: date-time
+             * @description When the event happened: the webhook body's `timestamp`.
+             * @example 2026-12-19T01:30:04.512Z
+             */
+            createdAt: string;
+            /**
+             * @description The webhook body's `data`, as delivered; its shape per type is in the webhook events of this document.
+             * @example {
+             *       "active": true,
+             *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+             *       "cancelAtPeriodEnd": false,
+             *       "canceledAt": null,
+             *       "createdAt": "2026-11-22T01:30:00.000Z",
+             *       "currentPeriodEnd": "2026-12-22T01:30:00.000Z",
+             *       "currentPeriodStart": "2026-11-22T01:30:00.000Z",
+             *       "endsInSeconds": 259195,
+             *       "status": "active",
+             *       "updatedAt": "2026-11-22T01:30:00.000Z"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The event id: the webhook body's `id` and its `webhook-id` header.
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * @example subscription.expiring
+             * @enum {string}
+             */
+            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring";
+        };
         FieldProblemDto: {
             /**
              * @description Path of the offending field.
@@ -1012,7 +1069,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1052,7 +1109,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1339,6 +1396,81 @@ export interface components {
              */
             type: "subscription.expired";
         };
+        SubscriptionExpiringDataDto: {
+            /**
+             * @description Whether the subscription is active now (`status` is `active`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description Seconds from the event to `currentPeriodEnd` (at most SUBSCRIPTION_EXPIRING_NOTICE_HOURS × 3600; less when the period was already that close when it began, or when no instance ran as it entered the notice).
+             * @example 259195
+             */
+            endsInSeconds: number;
+            /**
+             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionExpiringEventDto: {
+            data: components["schemas"]["SubscriptionExpiringDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the reminder was recorded.
+             * @example 2026-12-19T01:30:04.512Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.expiring
+             * @enum {string}
+             */
+            type: "subscription.expiring";
+        };
         SubscriptionRenewedDataDto: {
             /**
              * @description Whether the subscription is active now (`status` is `active`).
@@ -1525,7 +1657,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -2339,6 +2471,91 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 50). When more events follow, the answer carries an `X-Next-Cursor` header. */
+                limit?: number;
+                /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
+                cursor?: string;
+                /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
+                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
+                /** @description Only events at or after this instant (ISO 8601 with a time zone). */
+                since?: string;
+                /** @description Only events strictly before this instant (ISO 8601 with a time zone). */
+                until?: string;
+                /** @description Only the events about this wallet. Without it: the caller's own, or, for an operator (OPERATOR_ADDRESSES, and the API keys operators created), every address's. Another address needs an operator credential, else 403 `address_forbidden`. */
+                address?: string;
+            };
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, newest first. */
+            200: {
+                headers: {
+                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    "X-Next-Cursor"?: string;
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDto"][];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_cursor`, `invalid_time_range`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_cursor" | "invalid_time_range";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
                         };
                     };
                 };

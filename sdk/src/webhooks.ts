@@ -9,7 +9,8 @@ export type WebhookEvent =
   | Schemas['SubscriptionExpiredEventDto']
   | Schemas['ApiKeyCreatedEventDto']
   | Schemas['ApiKeyRevokedEventDto']
-  | Schemas['WebhookTestEventDto'];
+  | Schemas['WebhookTestEventDto']
+  | Schemas['SubscriptionExpiringEventDto'];
 
 export type WebhookEventType = WebhookEvent['type'];
 

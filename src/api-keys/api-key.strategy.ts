@@ -6,14 +6,15 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { checksumAddress } from '../common/address/wallet-address.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import type { Principal } from '../auth/principal.js';
+import { CredentialRoutes } from '../auth/guards/credential-routes.js';
 import { bearerToken, type CredentialRequest } from '../auth/strategies/session-credentials.js';
 import { digestApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.js';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
 import { ApiKeyLookup } from './api-key-lookup.service.js';
 
 /**
- * passport-custom strategy 'api-key', for `Authorization: Bearer tg_…`; any other request is left to the other
- * strategies. A key of the wrong shape or checksum is refused before any database work; a well-formed one is
+ * passport-custom strategy 'api-key', for `Authorization: Bearer tg_…` (it claims that shape in CredentialRoutes, so
+ * the access guard sends it nothing else). A key of the wrong shape or checksum is refused before any database work; a well-formed one is
  * looked up by its SHA-256 digest (computed on every request: the plaintext key is never kept).
  */
 @Injectable()
@@ -22,8 +23,13 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lookup: ApiKeyLookup,
     private readonly usage: ApiKeyUsageTracker,
+    routes: CredentialRoutes,
   ) {
     super();
+    routes.register('api-key', (request) => {
+      const token = bearerToken(request);
+      return token !== null && looksLikeApiKey(token);
+    });
   }
 
   async validate(request: CredentialRequest): Promise<Principal | null> {

@@ -7,6 +7,7 @@ import { AuthController } from './auth.controller.js';
 import { AuthRepository } from './auth.repository.js';
 import { AuthService } from './auth.service.js';
 import { AccessGuard } from './guards/access.guard.js';
+import { CredentialRoutes } from './guards/credential-routes.js';
 import { resolveJwtSecret } from './jwt-secret.js';
 import { LoginChallenges } from './login-challenges.js';
 import { SessionRevocations } from './session-revocations.service.js';
@@ -31,6 +32,7 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     SessionTokenService,
     SessionRevocations,
     SessionPrincipals,
+    CredentialRoutes,
     JwtHeaderStrategy,
     SessionCookieStrategy,
     {
@@ -61,6 +63,6 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     },
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [AuthRepository, SessionTokenService],
+  exports: [AuthRepository, SessionTokenService, CredentialRoutes],
 })
 export class AuthModule {}

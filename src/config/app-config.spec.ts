@@ -24,6 +24,27 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('loadAppConfig', () => {
+  it('derives the sign-in domain and URI from PORT outside production when they are unset', () => {
+    expect(loadAppConfig({ PORT: '4100' })).toMatchObject({
+      authDomain: 'localhost:4100',
+      authUri: 'http://localhost:4100',
+    });
+    expect(loadAppConfig({ PORT: '4100', NODE_ENV: 'test' }).authDomain).toBe('localhost:4100');
+    const set = loadAppConfig({
+      PORT: '4100',
+      AUTH_DOMAIN: 'app.example.com',
+      AUTH_URI: 'https://app.example.com',
+    });
+    expect(set).toMatchObject({ authDomain: 'app.example.com', authUri: 'https://app.example.com' });
+    const production = loadAppConfig({
+      PORT: '4100',
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(48).toString('base64'),
+      PAYMENT_GATEWAY: 'free',
+    });
+    expect(production).toMatchObject({ authDomain: 'localhost:3000', authUri: 'http://localhost:3000' });
+  });
+
   it('applies the documented defaults', () => {
     const config = loadAppConfig({});
     expect(config).toMatchObject({

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { InvalidSetting, type Setting } from './setting.js';
-import { CROSS_CHECKS, SETTINGS, type AppConfig } from './settings.js';
+import { CROSS_CHECKS, DERIVED_DEFAULTS, SETTINGS, type AppConfig } from './settings.js';
 
 export type { AppConfig } from './settings.js';
 
@@ -41,6 +41,11 @@ export function loadAppConfig(env: Environment = readEnvironment()): AppConfig {
     values[key] = value === undefined ? defaultOf(declared) : value;
   }
   const config = values as AppConfig;
+  for (const [key, derive] of Object.entries(DERIVED_DEFAULTS) as Array<
+    [keyof AppConfig, (c: AppConfig) => unknown]
+  >) {
+    if (env[SETTINGS[key].env] === undefined) values[key] = derive(config);
+  }
   for (const check of CROSS_CHECKS) {
     const problem = check(config);
     if (problem) problems.push(problem);

@@ -112,12 +112,14 @@ export const SETTINGS = {
       message: 'AUTH_DOMAIN must be a host with an optional port, such as app.example.com',
     }),
     default: 'localhost:3000',
+    defaultDoc: '`localhost:<PORT>` (`localhost:3000` in production)',
     doc: 'EIP-4361 `domain` of the sign-in message.',
   }),
   authUri: setting({
     env: 'AUTH_URI',
     parse: url({ message: 'AUTH_URI must be an absolute URI' }),
     default: 'http://localhost:3000',
+    defaultDoc: '`http://localhost:<PORT>` (`http://localhost:3000` in production)',
     doc: 'EIP-4361 `uri`; its origin is also trusted for cookie requests.',
   }),
   authChainId: setting({
@@ -229,19 +231,32 @@ export const SETTINGS = {
     env: 'WEBHOOK_ALLOW_HTTP',
     parse: boolean(),
     default: false,
-    doc: 'Allow plain `http://` webhook URLs (development).',
+    doc: 'Allow plain `http://` webhook URLs (development: `npm run dev` sets `true` unless set, never with `NODE_ENV=production`).',
   }),
   webhookAllowPrivate: setting({
     env: 'WEBHOOK_ALLOW_PRIVATE',
     parse: boolean(),
     default: false,
-    doc: 'Allow webhook URLs that resolve to private, loopback or link-local addresses (development, tests).',
+    doc: 'Allow webhook URLs that resolve to private, loopback or link-local addresses (development, tests: `npm run dev` sets `true` unless set, never with `NODE_ENV=production`).',
   }),
   workersEnabled: setting({
     env: 'WEBHOOK_WORKERS',
     parse: boolean(),
     default: true,
-    doc: 'Run the background workers (webhook delivery, expiry sweep) in this process. `false` for API-only instances.',
+    doc: 'Run the background workers (webhook delivery, expiry and reminder sweeps, event purge) in this process. `false` for API-only instances.',
+  }),
+  // Events API and renewal reminders (issue 29).
+  eventsRetentionDays: setting({
+    env: 'EVENTS_RETENTION_DAYS',
+    parse: integer({ min: 1, max: 3650 }),
+    default: 30,
+    doc: 'How long events stay listed by `GET /events`; older ones are purged by the background workers (an event whose webhook delivery is still pending is kept until it ends).',
+  }),
+  subscriptionExpiringNoticeHours: setting({
+    env: 'SUBSCRIPTION_EXPIRING_NOTICE_HOURS',
+    parse: integer({ min: 1, max: 8760 }),
+    default: 72,
+    doc: 'How long before the end of an active, not canceled period its `subscription.expiring` event is sent (once per period end).',
   }),
   rateLimitPerMinute: setting<number | undefined>({
     env: 'RATE_LIMIT_PER_MINUTE',
@@ -269,6 +284,14 @@ export const SETTINGS = {
     default: 1,
     doc: 'Worker processes (node cluster) on one machine.',
   }),
+  // Development loop (npm run dev).
+  dashboardDir: setting<string | undefined>({
+    env: 'DASHBOARD_DIR',
+    parse: directory(),
+    default: undefined,
+    defaultDoc: '`dist/web` of the package',
+    doc: 'Folder of the built dashboard served at `/dashboard`, read again whenever its `index.html` changes. `npm run dev` points it at its watch build (`.dev/web`).',
+  }),
 } satisfies Record<string, Setting<unknown>>;
 
 /** The validated, typed configuration every module reads. Built once at start and never mutated. */
@@ -276,6 +299,19 @@ export type AppConfig = {
   readonly [Key in keyof typeof SETTINGS]: (typeof SETTINGS)[Key] extends Setting<infer Value>
     ? Value
     : never;
+};
+
+/**
+ * Defaults that follow other settings, applied to a setting whose variable is unset once every setting parsed. A
+ * development instance on another PORT signs in on its own address without AUTH_DOMAIN and AUTH_URI; production
+ * keeps the fixed defaults, since its public address is never localhost anyway.
+ */
+export const DERIVED_DEFAULTS: {
+  readonly [Key in keyof AppConfig]?: (config: AppConfig) => AppConfig[Key];
+} = {
+  authDomain: (config) => (config.nodeEnv === 'production' ? 'localhost:3000' : `localhost:${config.port}`),
+  authUri: (config) =>
+    config.nodeEnv === 'production' ? 'http://localhost:3000' : `http://localhost:${config.port}`,
 };
 
 /**

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultDashboardDir, loadDashboardAssets } from './dashboard-assets.js';
+import { DashboardBuild, defaultDashboardDir, loadDashboardAssets } from './dashboard-assets.js';
 
 describe('loadDashboardAssets', () => {
   it('is undefined when the folder holds no build', () => {
@@ -36,5 +36,31 @@ describe('loadDashboardAssets', () => {
 
   it('looks for the build in dist/web of the package', () => {
     expect(defaultDashboardDir()).toBe(join(process.cwd(), 'dist', 'web'));
+  });
+});
+
+describe('DashboardBuild', () => {
+  it('serves a build that lands after start, and each rebuild without a restart', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-'));
+    const build = new DashboardBuild(dir);
+    expect(build.current()).toBeUndefined();
+
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'assets', 'index-1.js'), 'export {}');
+    writeFileSync(join(dir, 'index.html'), '<script src="/dashboard/assets/index-1.js"></script>');
+    expect([...build.current()!.keys()].sort()).toEqual(['assets/index-1.js', 'index.html']);
+
+    // What a watch build does: empty the folder, write new hashed bundles and a longer page.
+    rmSync(join(dir, 'assets'), { recursive: true });
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'assets', 'index-22.js'), 'export {}');
+    writeFileSync(join(dir, 'index.html'), '<script src="/dashboard/assets/index-22.js"></script>');
+    const rebuilt = build.current()!;
+    expect([...rebuilt.keys()].sort()).toEqual(['assets/index-22.js', 'index.html']);
+    expect(rebuilt.get('index.html')!.body.toString()).toContain('index-22.js');
+    expect(build.current()).toBe(rebuilt);
+
+    rmSync(join(dir, 'index.html'));
+    expect(build.current()).toBeUndefined();
   });
 });

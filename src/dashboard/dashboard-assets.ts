@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,8 +28,8 @@ export function defaultDashboardDir(): string {
 
 /**
  * Every file of the built dashboard, keyed by its URL path under /dashboard ("index.html", "assets/x-1a2b.js").
- * The whole build is a few tens of kilobytes, so it is read once at start and served from memory. Undefined when
- * the folder holds no build (only `nest build` ran), so the service still starts and says what is missing.
+ * The whole build is a few tens of kilobytes, so it is served from memory. Undefined when the folder holds no
+ * build (only the server was built), so the service still starts and says what is missing.
  */
 export function loadDashboardAssets(dir: string): Map<string, DashboardAsset> | undefined {
   if (!existsSync(join(dir, 'index.html'))) return undefined;
@@ -49,4 +49,34 @@ export function loadDashboardAssets(dir: string): Map<string, DashboardAsset> | 
   };
   walk(dir);
   return assets;
+}
+
+/**
+ * The build in a folder, read again when its `index.html` changed (size or modification time): `npm run dev`'s
+ * watch build rewrites the folder on every change of web/, and a reloaded page then gets the new build without a
+ * restart. In production the build never changes and this costs one `stat` per dashboard request.
+ */
+export class DashboardBuild {
+  private assets: Map<string, DashboardAsset> | undefined;
+  private version: string | undefined;
+
+  constructor(private readonly dir: string) {}
+
+  current(): Map<string, DashboardAsset> | undefined {
+    let page: Stats | undefined;
+    try {
+      page = statSync(join(this.dir, 'index.html'));
+    } catch {
+      page = undefined; // no build (yet)
+    }
+    const version = page && `${page.size}:${page.mtimeMs}`;
+    if (version === this.version) return this.assets;
+    try {
+      this.assets = loadDashboardAssets(this.dir);
+    } catch {
+      return this.assets; // a rebuild emptied the folder while it was read: keep the last build, look again next time
+    }
+    this.version = version;
+    return this.assets;
+  }
 }

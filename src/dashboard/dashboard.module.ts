@@ -4,17 +4,27 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DASHBOARD_SECURITY_HEADERS } from '../common/http/security-headers.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { toErrorResponse, withRequestId } from '../common/http/error-response.js';
-import { defaultDashboardDir, loadDashboardAssets, type DashboardAsset } from './dashboard-assets.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { DashboardBuild, defaultDashboardDir, type DashboardAsset } from './dashboard-assets.js';
 
 export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
 
 /**
- * Serves the web dashboard (web/, built by `npm run build` into dist/web) at /dashboard, and sends `/` there. The
- * files are static and public: the page signs in through the public API like any other client, and everything it
- * shows comes from API calls made with the session cookie. Registered on Fastify directly, like /docs, so the
- * pages stay out of the API's route table, guards and OpenAPI document.
+ * Serves the web dashboard (web/, built by `npm run build` into dist/web, or by `npm run dev` into DASHBOARD_DIR) at
+ * /dashboard, and sends `/` there. The files are static and public: the page signs in through the public API like
+ * any other client, and everything it shows comes from API calls made with the session cookie. Registered on
+ * Fastify directly, like /docs, so the pages stay out of the API's route table, guards and OpenAPI document.
  */
-@Module({ providers: [{ provide: DASHBOARD_DIR, useFactory: defaultDashboardDir }] })
+@Module({
+  providers: [
+    {
+      provide: DASHBOARD_DIR,
+      useFactory: (config: AppConfig) => config.dashboardDir ?? defaultDashboardDir(),
+      inject: [APP_CONFIG],
+    },
+  ],
+})
 export class DashboardModule implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -26,7 +36,7 @@ export class DashboardModule implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
     if (!adapter) return;
     const fastify = adapter.getInstance<FastifyInstance>();
-    const assets = loadDashboardAssets(this.dir);
+    const build = new DashboardBuild(this.dir);
     const send = (reply: FastifyReply, asset: DashboardAsset): FastifyReply =>
       reply
         .headers(DASHBOARD_SECURITY_HEADERS)
@@ -44,7 +54,7 @@ export class DashboardModule implements OnModuleInit {
 
     fastify.get('/', (_request, reply) => reply.redirect('/dashboard', 302));
     fastify.get('/dashboard', (request, reply) => {
-      const page = assets?.get('index.html');
+      const page = build.current()?.get('index.html');
       if (!page) {
         const message = 'The dashboard is not built: run `npm run build` (it builds web/ into dist/web)';
         return fail(request, reply, new ApiError(503, 'dashboard_not_built', message));
@@ -53,6 +63,7 @@ export class DashboardModule implements OnModuleInit {
     });
     fastify.get('/dashboard/*', (request, reply) => {
       const path = (request.params as { '*': string })['*'];
+      const assets = build.current();
       const asset = path === '' ? assets?.get('index.html') : assets?.get(path);
       if (!asset) return fail(request, reply, ApiError.notFound('not_found', 'No such dashboard file'));
       return send(reply, asset);

@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'api_key.created',
   'api_key.revoked',
   'webhook.test',
+  'subscription.expiring',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -14,4 +15,5 @@ export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.renewed',
   'subscription.canceled',
   'subscription.expired',
+  'subscription.expiring',
 ];

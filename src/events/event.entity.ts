@@ -3,10 +3,13 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 /**
  * The outbox: every domain event, written in the same transaction as the change that caused it. Webhook deliveries
  * are derived from it in that same transaction, so a committed change always has its event and a rolled-back one
- * never does.
+ * never does. It is also what `GET /events` lists, until the retention purge deletes it.
  */
 @Entity({ name: 'events' })
-@Index('ix_events_address_created_at', ['address', 'createdAt'])
+// A wallet's listing: its events, newest first, in the page order (created_at, id).
+@Index('ix_events_address_created_at_id', ['address', 'createdAt', 'id'])
+// An operator's listing of every address, and the retention purge's oldest-first scan.
+@Index('ix_events_created_at_id', ['createdAt', 'id'])
 export class EventEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

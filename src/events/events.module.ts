@@ -1,6 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { EventOutbox } from './event-outbox.service.js';
+import { EventRetentionSweeper } from './event-retention.sweeper.js';
+import { EventsController } from './events.controller.js';
+import { EventsRepository } from './events.repository.js';
+import { EventsService } from './events.service.js';
 
+/** The outbox every producer records into, the events API that reads it, and its retention purge. */
 @Global()
-@Module({ providers: [EventOutbox], exports: [EventOutbox] })
+@Module({
+  controllers: [EventsController],
+  providers: [EventOutbox, EventsService, EventsRepository, EventRetentionSweeper],
+  exports: [EventOutbox],
+})
 export class EventsModule {}

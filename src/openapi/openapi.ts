@@ -2,6 +2,7 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import * as yaml from 'js-yaml';
 import { ApiKeyCreatedEventDto, ApiKeyRevokedEventDto } from '../api-keys/dto/api-key-webhook-events.dto.js';
+import { SubscriptionExpiringEventDto } from '../subscriptions/dto/subscription-expiring-event.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/http/error-response.dto.js';
@@ -85,6 +86,7 @@ const TAGS: ReadonlyArray<[name: string, description: string]> = [
   ['subscriptions', "A wallet's subscription: status, renewal, cancel, history, and how renewals are paid."],
   ['api-keys', 'Scoped API keys for server-side integrations: create, list, revoke.'],
   ['webhooks', 'Signed event deliveries: configurations, test sends, the delivery log and retries.'],
+  ['events', 'Every event the webhooks carry, listed for reconciliation (kept EVENTS_RETENTION_DAYS).'],
   ['health', 'Liveness and readiness for load balancers and orchestrators.'],
 ];
 
@@ -96,6 +98,11 @@ const WEBHOOK_EVENTS: ReadonlyArray<[type: string, model: Type<unknown>, summary
   ['api_key.created', ApiKeyCreatedEventDto, 'The wallet created an API key.'],
   ['api_key.revoked', ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],
   ['webhook.test', WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
+  [
+    'subscription.expiring',
+    SubscriptionExpiringEventDto,
+    'An active period ends within SUBSCRIPTION_EXPIRING_NOTICE_HOURS (once per period end).',
+  ],
 ];
 
 const WEBHOOK_HEADERS = {

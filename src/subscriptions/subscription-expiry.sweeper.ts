@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
-import { SubscriptionsService } from './subscriptions.service.js';
+import { SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** How often the sweep runs: well inside the documented 60 s between a period's end and its event. */
 export const EXPIRY_SWEEP_INTERVAL_MS = 5_000;
@@ -28,7 +28,7 @@ export class SubscriptionExpirySweeper implements OnApplicationBootstrap, OnModu
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly subscriptions: SubscriptionsService,
+    private readonly subscriptions: SubscriptionsRepository,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -7,6 +7,8 @@ import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
 import { FreePaymentGateway, OperatorPaymentGateway } from './payment/billed-elsewhere.gateways.js';
 import { Erc20PaymentGateway } from './payment/erc20-payment.gateway.js';
+import { SubscriptionReminderSweeper } from './reminders/subscription-reminder.sweeper.js';
+import { SubscriptionRemindersRepository } from './reminders/subscription-reminders.repository.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsController } from './subscriptions.controller.js';
@@ -22,6 +24,8 @@ import { SubscriptionsService } from './subscriptions.service.js';
     IdempotencyService,
     IdempotencyRepository,
     SubscriptionExpirySweeper,
+    SubscriptionReminderSweeper,
+    SubscriptionRemindersRepository,
     {
       provide: PAYMENT_GATEWAY,
       inject: [APP_CONFIG],

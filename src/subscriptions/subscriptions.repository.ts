@@ -1,19 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import {
-  pageParameters,
-  pageSql,
-  toPage,
-  type Page,
-  type PagePosition,
-  type PageRequest,
-} from '../common/pagination/cursor-page.js';
+import { toPage, type Page, type PagePosition, type PageRequest } from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
-import type { TransferReference } from './payment/payment-gateway.js';
+import { empty, raw, sql, type Sql } from '../database/sql.js';
+import { EventOutbox } from '../events/event-outbox.service.js';
+import type { SubscriptionDto } from './dto/subscription.dto.js';
+import type { PaymentCredit, TransferReference } from './payment/payment-gateway.js';
 import type { PaymentEntity } from './payment/payment.entity.js';
-import type { SubscriptionPeriodState } from './subscription-state.js';
-import { SubscriptionEventEntity } from './subscription-event.entity.js';
+import { PaymentErrors } from './payment/payment.errors.js';
+import { SYSTEM_ACTOR, SubscriptionEventEntity } from './subscription-event.entity.js';
+import { canceledEvent, expiredEvent, renewedEvent } from './subscription-events.js';
+import {
+  cancelSubscription,
+  renewSubscription,
+  subscriptionStatus,
+  type SubscriptionPeriodState,
+} from './subscription-state.js';
+import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionEntity } from './subscription.entity.js';
+import { SubscriptionErrors } from './subscriptions.errors.js';
 
 const STORED = [
   'address',
@@ -29,29 +34,7 @@ const STORED = [
 /** A subscription row as the service works with it: every column. */
 export type StoredSubscription = Pick<SubscriptionEntity, (typeof STORED)[number]>;
 
-const COLUMNS = selectList(SubscriptionEntity, STORED);
-
-/** The period state's columns, in table order: start, end, cancel at period end, canceled at. */
-const stateParameters = (state: SubscriptionPeriodState): unknown[] => [
-  state.currentPeriodStart,
-  state.currentPeriodEnd,
-  state.cancelAtPeriodEnd,
-  state.canceledAt,
-];
-
-export type NewSubscriptionEvent = Pick<
-  SubscriptionEventEntity,
-  | 'address'
-  | 'type'
-  | 'at'
-  | 'actor'
-  | 'actorKeyId'
-  | 'previousPeriodEnd'
-  | 'currentPeriodEnd'
-  | 'idempotencyKey'
-> &
-  /** The payment a renewal recorded. */
-  Partial<Pick<SubscriptionEventEntity, 'paymentId'>>;
+const COLUMNS = raw(selectList(SubscriptionEntity, STORED));
 
 /** A renewal's payment, as the history shows it. */
 export type PaymentRow = Pick<
@@ -72,10 +55,47 @@ export type SubscriptionEventRow = Pick<SubscriptionEventEntity, (typeof EVENT_R
   payment: PaymentRow | null;
 };
 
-const EVENT_COLUMNS = selectList(SubscriptionEventEntity, EVENT_ROW, 'e');
+const EVENT_COLUMNS = raw(selectList(SubscriptionEventEntity, EVENT_ROW, 'e'));
+
+/** Who asked for a change, as the history records it. */
+export interface Actor {
+  /** Lowercase. */
+  address: string;
+  keyId: string | null;
+}
+
+/**
+ * What commits with a change besides its own rows: the Idempotency-Key's answer (IdempotencyClaim). It may throw,
+ * and the change then rolls back.
+ */
+export interface ChangeCompletion {
+  complete(tx: SqlExecutor, subscription: SubscriptionDto): Promise<void>;
+}
+
+/** A renewal the payment gateway approved. */
+export interface RenewalRequest {
+  /** Lowercase. */
+  address: string;
+  actor: Actor;
+  idempotencyKey: string | null;
+  /** The gateway that approved it, as the payment records it. */
+  gateway: string;
+  /** The approved credits in the order to try them (PaymentGateway.approve); never empty. */
+  credits: readonly PaymentCredit[];
+  /** One period, in milliseconds: a credit buys a whole number of them. */
+  periodMs: number;
+}
+
+export interface CancelRequest {
+  /** Lowercase. */
+  address: string;
+  actor: Actor;
+  idempotencyKey: string | null;
+  immediate: boolean;
+}
 
 /** A renewal's payment; its address is the subscription's. */
-export interface NewPayment {
+interface NewPayment {
   gateway: string;
   amountMinor: bigint;
   transfer: TransferReference | null;
@@ -84,217 +104,209 @@ export interface NewPayment {
 }
 
 /** A subscription's change as one statement writes it: the row's new state and its history entry. */
-export interface SubscriptionChange {
+interface SubscriptionChange {
   /** Lowercase. */
   address: string;
   state: SubscriptionPeriodState;
   expiryRecordedFor: Date | null;
   /** The database's clock once the row was locked: the row's `updated_at` and the entry's `at`. */
   now: Date;
-  event: Pick<NewSubscriptionEvent, 'type' | 'actor' | 'actorKeyId' | 'previousPeriodEnd' | 'idempotencyKey'>;
+  event: Pick<
+    SubscriptionEventEntity,
+    'type' | 'actor' | 'actorKeyId' | 'previousPeriodEnd' | 'idempotencyKey'
+  >;
 }
 
 /** A locked subscription (null: none yet) and the database's clock read once the lock was granted. */
-export interface LockedSubscription {
+interface LockedSubscription {
   current: StoredSubscription | null;
   now: Date;
 }
 
-/** A renewal as written: the row after it, and its payment's id (null: the transfer was credited before). */
-export interface Renewal {
+/** A renewal as written: the row after it, at the clock of its lock, and the period end it replaced. */
+interface WrittenRenewal {
   stored: StoredSubscription;
-  paymentId: string | null;
-}
-
-function renewal(row: StoredSubscription & { paymentId: string | null }): Renewal {
-  const { paymentId, ...stored } = row;
-  return { stored, paymentId };
+  now: Date;
+  previousPeriodEnd: Date | null;
 }
 
 /*
- * The pieces of the change statements, one parameter layout for all: $1–$7 the row (changeParameters), $8–$12 the
- * history entry, $13–$21 the payment (paymentParameters). The history and payment inserts select from the CTE
- * before them, so nothing is written after a row that was not (an insert that met an existing row) or a payment
- * that was refused. Parameters in a SELECT list carry casts: there no target column gives them a type.
+ * The change statements are composed of these fragments. A renewal is one statement: the row (CTE `s`), then its
+ * payment (`p`) and history entry, each selecting from the CTE before it, so nothing is written after a row that
+ * was not (an insert that met an existing row) or a payment that was refused. Values in a SELECT list carry casts:
+ * there no target column gives them a type.
  */
-const UPDATE_ROW = `UPDATE subscriptions
-  SET current_period_start = $2, current_period_end = $3, cancel_at_period_end = $4, canceled_at = $5,
-      expiry_recorded_for = $6, updated_at = $7
-  WHERE address = $1
-  RETURNING ${COLUMNS}`;
 
-const INSERT_ROW = `INSERT INTO subscriptions
-    (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, expiry_recorded_for,
-     created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-  ON CONFLICT (address) DO NOTHING
-  RETURNING ${COLUMNS}`;
+function updateRow({ address, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
+  return sql`UPDATE subscriptions
+    SET current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
+        cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt},
+        expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
+    WHERE address = ${address}
+    RETURNING ${COLUMNS}`;
+}
 
-// The unique index ux_payments_transfer refuses a transfer credited before; a concurrent insert of the same
-// transfer waits for the other transaction to commit or roll back.
-const PAYMENT = `INSERT INTO payments
-    (address, gateway, amount_minor, period_start, period_end, chain_id, token, payer, tx_hash, log_index)
-  SELECT $1::varchar, $13::varchar, $14::numeric, $15::timestamptz, $16::timestamptz, $17::bigint, $18::varchar,
-         $19::varchar, $20::varchar, $21::int
-  FROM s
-  ON CONFLICT DO NOTHING
-  RETURNING id`;
-
-/** Completed by the payment's id and its source: `id FROM p` (a renewal cites its payment) or `NULL FROM s`. */
-const HISTORY = `INSERT INTO subscription_events
-    (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key, payment_id)
-  SELECT $1::varchar, $8::varchar, $7::timestamptz, $9::varchar, $10::varchar, $11::timestamptz,
-         $3::timestamptz, $12::varchar`;
-
-/** A renewal written with `row` (INSERT_ROW or UPDATE_ROW): the row, then its payment and history entry. */
-const renewalStatement = (row: string): string =>
-  `WITH s AS (${row}), p AS (${PAYMENT}), h AS (${HISTORY}, id FROM p)
-   SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`;
-
-const changeParameters = ({
-  address,
-  state,
-  expiryRecordedFor,
-  now,
-  event,
-}: SubscriptionChange): unknown[] => [
-  address,
-  ...stateParameters(state),
-  expiryRecordedFor,
-  now,
-  event.type,
-  event.actor,
-  event.actorKeyId,
-  event.previousPeriodEnd,
-  event.idempotencyKey,
-];
-
-const paymentParameters = (payment: NewPayment): unknown[] => {
-  const { transfer } = payment;
-  return [
-    payment.gateway,
-    payment.amountMinor.toString(),
-    payment.periodStart,
-    payment.periodEnd,
-    transfer?.chainId ?? null,
-    transfer?.token ?? null,
-    transfer?.payer ?? null,
-    transfer?.txHash ?? null,
-    transfer?.logIndex ?? null,
-  ];
-};
+/** Nothing when the row exists: a concurrent first renewal created it. */
+function insertRow({ address, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
+  return sql`INSERT INTO subscriptions
+      (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, expiry_recorded_for,
+       created_at, updated_at)
+    VALUES (${address}, ${state.currentPeriodStart}, ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd},
+      ${state.canceledAt}, ${expiryRecordedFor}, ${now}, ${now})
+    ON CONFLICT (address) DO NOTHING
+    RETURNING ${COLUMNS}`;
+}
 
 /**
- * Owns the queries of subscriptions, their history and their payments. Every time comes from the database's
- * clock, so that several instances agree on it. Writes take a transaction's executor: a change, its history entry,
- * its payment and its outbox event commit together.
+ * The payment of the row `s` wrote. The unique index ux_payments_transfer refuses a transfer credited before (no
+ * row); a concurrent insert of the same transfer waits for the other transaction to commit or roll back.
+ */
+function insertPayment(
+  address: string,
+  { gateway, amountMinor, periodStart, periodEnd, transfer }: NewPayment,
+): Sql {
+  return sql`INSERT INTO payments
+      (address, gateway, amount_minor, period_start, period_end, chain_id, token, payer, tx_hash, log_index)
+    SELECT ${address}::varchar, ${gateway}::varchar, ${amountMinor.toString()}::numeric,
+      ${periodStart}::timestamptz, ${periodEnd}::timestamptz, ${transfer?.chainId ?? null}::bigint,
+      ${transfer?.token ?? null}::varchar, ${transfer?.payer ?? null}::varchar, ${transfer?.txHash ?? null}::varchar,
+      ${transfer?.logIndex ?? null}::int
+    FROM s
+    ON CONFLICT DO NOTHING
+    RETURNING id`;
+}
+
+/** The history entry of the row `s` wrote; `paid`: citing the payment `p` inserted (and only if it did). */
+function insertHistory({ address, state, now, event }: SubscriptionChange, paid: boolean): Sql {
+  return sql`INSERT INTO subscription_events
+      (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key, payment_id)
+    SELECT ${address}::varchar, ${event.type}::varchar, ${now}::timestamptz, ${event.actor}::varchar,
+      ${event.actorKeyId}::varchar, ${event.previousPeriodEnd}::timestamptz, ${state.currentPeriodEnd}::timestamptz,
+      ${event.idempotencyKey}::varchar, ${paid ? sql`id FROM p` : sql`NULL FROM s`}`;
+}
+
+/** A renewal written with `row` (insertRow or updateRow): the row, its payment and its history entry. */
+function renewalStatement(row: Sql, change: SubscriptionChange, payment: NewPayment): Sql {
+  return sql`WITH s AS (${row}), p AS (${insertPayment(change.address, payment)}),
+      h AS (${insertHistory(change, true)})
+    SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`;
+}
+
+/**
+ * One page of the history (cursor-page.ts): newest first by (at, seq), after the cursor's position if any, with one
+ * row more than asked to tell whether another page follows.
+ */
+function historyPage({ after, limit }: PageRequest): { select: Sql; where: Sql; limit: Sql } {
+  const micros = after?.micros ?? null;
+  return {
+    select: sql`json_build_object('micros', (extract(epoch FROM e.at) * 1000000)::bigint::text,
+      'tiebreaker', e.seq::text) AS position`,
+    where: sql`(${micros}::bigint IS NULL OR (e.at, e.seq) <
+      (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${after?.tiebreaker ?? null}::bigint))`,
+    limit: sql`LIMIT ${limit + 1}`,
+  };
+}
+
+/**
+ * Owns the queries of subscriptions, their history and their payments, and the transactions that change them:
+ * the state machine's result (subscription-state.ts), the history entry, the payment, the outbox event and the
+ * caller's completion commit together or not at all, with the row locked. Every time comes from the database's
+ * clock, so that several instances agree on it.
  */
 @Injectable()
 export class SubscriptionsRepository {
-  constructor(private readonly db: Database) {}
-
-  /**
-   * The database's current time, for the expiry sweep. A change reads its clock with its row lock instead (`lock`),
-   * so that the clock orders the changes of one subscription the way they took effect.
-   */
-  async clock(tx: SqlExecutor): Promise<Date> {
-    const { rows } = await tx.query<{ now: Date }>(`SELECT clock_timestamp() AS now`);
-    return rows[0]!.now;
-  }
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: EventOutbox,
+  ) {}
 
   /** The stored subscription of an address, or null. */
   async find(address: string): Promise<StoredSubscription | null> {
-    const { rows } = await this.db.query<StoredSubscription>(
-      `SELECT ${COLUMNS} FROM subscriptions WHERE address = $1`,
-      [address],
+    const { rows } = await this.db.run<StoredSubscription>(
+      sql`SELECT ${COLUMNS} FROM subscriptions WHERE address = ${address}`,
     );
     return rows[0] ?? null;
   }
 
   /**
-   * Reads the subscription and locks it until the transaction ends (changes of one address run one at a time),
-   * with the clock read once the lock is granted: the outer projection runs after the lateral subquery locked its
-   * row, so `now` orders the changes of one subscription the way they took effect. Always one row, so the clock
-   * comes back when the subscription does not exist yet.
+   * Renews by the first of the approved credits not credited before, in one transaction. Round trips for an
+   * existing subscription, besides BEGIN and COMMIT: the lock with the clock, the row with its payment and history
+   * entry, the event with its deliveries, the completion (with an Idempotency-Key); an on-chain payment first reads
+   * which of its transfers were credited. A first renewal inserts the row instead (and locks again if a concurrent
+   * one created it first). Refuses a transfer credited meanwhile (409 payment_already_used): nothing is written.
    */
-  async lock(tx: SqlExecutor, address: string): Promise<LockedSubscription> {
-    const { rows } = await tx.queryPrepared<Partial<StoredSubscription> & { now: Date }>(
-      'subscriptions_lock',
-      `SELECT l.*, clock_timestamp() AS now
-       FROM (SELECT 1) AS one
-       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM subscriptions WHERE address = $1 FOR UPDATE) AS l ON true`,
-      [address],
-    );
-    const { now, ...row } = rows[0]!;
-    return { now, current: row.address === null ? null : (row as StoredSubscription) };
+  renew(renewal: RenewalRequest, completion: ChangeCompletion): Promise<SubscriptionDto> {
+    return this.db.transaction(async (tx) => {
+      const credit = await this.uncredited(tx, renewal.credits);
+      const written = await this.writeRenewal(tx, renewal, credit);
+      const subscription = toSubscriptionDto(renewal.address, written.stored, written.now);
+      await this.outbox.record(
+        tx,
+        renewedEvent(subscription, { address: renewal.address, ...written }, credit, renewal.gateway),
+      );
+      await completion.complete(tx, subscription);
+      return subscription;
+    });
   }
 
   /**
-   * Writes a first renewal: the row, its payment and its history entry, in one statement. Null when the row exists
-   * (a concurrent first renewal created it; the caller then locks it). `paymentId` is null when the payment's
-   * transfer was credited before: the caller must roll back.
+   * Cancels in one transaction (cancelSubscription decides): the lock with the clock, the row with its history
+   * entry, the event, the completion. `changed` is false when there was nothing to cancel (the answer is then the
+   * subscription as it is); never subscribed: 404 subscription_not_found.
    */
-  async insertRenewal(
-    tx: SqlExecutor,
-    change: SubscriptionChange,
-    payment: NewPayment,
-  ): Promise<Renewal | null> {
-    return this.writeRenewal(tx, 'subscriptions_insert_renewal', INSERT_ROW, change, payment);
-  }
-
-  /** `insertRenewal` of a locked row that exists: the same statement with an update, so never null. */
-  async updateRenewal(tx: SqlExecutor, change: SubscriptionChange, payment: NewPayment): Promise<Renewal> {
-    return (await this.writeRenewal(tx, 'subscriptions_update_renewal', UPDATE_ROW, change, payment))!;
-  }
-
-  /** Writes a locked row's change that pays nothing (a cancel) and its history entry, in one statement. */
-  async updateUnpaid(tx: SqlExecutor, change: SubscriptionChange): Promise<StoredSubscription> {
-    const { rows } = await tx.queryPrepared<StoredSubscription>(
-      'subscriptions_update_unpaid',
-      `WITH s AS (${UPDATE_ROW}), h AS (${HISTORY}, NULL FROM s) SELECT * FROM s`,
-      changeParameters(change),
-    );
-    return rows[0]!;
+  cancel(
+    request: CancelRequest,
+    completion: ChangeCompletion,
+  ): Promise<{ subscription: SubscriptionDto; changed: boolean }> {
+    return this.db.transaction(async (tx) => {
+      const { address, actor, immediate, idempotencyKey } = request;
+      const { current, now } = await this.lock(tx, address);
+      const outcome = cancelSubscription(current, now, immediate);
+      if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
+      if (outcome.kind === 'unchanged') {
+        const subscription = toSubscriptionDto(address, current, now);
+        await completion.complete(tx, subscription);
+        return { subscription, changed: false };
+      }
+      const previousPeriodEnd = current.currentPeriodEnd;
+      const change: SubscriptionChange = {
+        address,
+        state: outcome.next,
+        expiryRecordedFor: current.expiryRecordedFor,
+        now,
+        event: {
+          type: 'canceled',
+          actor: actor.address,
+          actorKeyId: actor.keyId,
+          previousPeriodEnd,
+          idempotencyKey,
+        },
+      };
+      const { rows } = await tx.runPrepared<StoredSubscription>(
+        'subscriptions_cancel',
+        sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, false)}) SELECT * FROM s`,
+      );
+      const subscription = toSubscriptionDto(address, rows[0]!, now);
+      await this.outbox.record(
+        tx,
+        canceledEvent(subscription, { address, now, previousPeriodEnd }, outcome.immediate),
+      );
+      await completion.complete(tx, subscription);
+      return { subscription, changed: true };
+    });
   }
 
   /**
-   * Claims up to `limit` subscriptions whose period ended by `now` and whose expiry is not recorded yet, marking it
-   * recorded in the same statement. Rows another transaction holds are skipped, and a row is re-checked once its
-   * lock is granted, so concurrent sweeps on several instances never claim the same period end twice.
+   * Records the expiry of every period that ended and whose expiry is not recorded yet, up to `limit` of them, in
+   * one transaction. Returns how many it recorded. Safe to run on several instances at once (claimDueExpiries).
    */
-  async claimDueExpiries(tx: SqlExecutor, now: Date, limit: number): Promise<StoredSubscription[]> {
-    const { rows } = await tx.query<StoredSubscription>(
-      `UPDATE subscriptions SET expiry_recorded_for = current_period_end
-       WHERE address IN (
-         SELECT address FROM subscriptions
-         WHERE current_period_end <= $1 AND expiry_recorded_for IS DISTINCT FROM current_period_end
-         ORDER BY current_period_end
-         LIMIT $2
-         FOR UPDATE SKIP LOCKED)
-       RETURNING ${COLUMNS}`,
-      [now, limit],
-    );
-    return rows;
-  }
-
-  async insertEvent(tx: SqlExecutor, event: NewSubscriptionEvent): Promise<void> {
-    await tx.query(
-      `INSERT INTO subscription_events
-         (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key,
-          payment_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        event.address,
-        event.type,
-        event.at,
-        event.actor,
-        event.actorKeyId,
-        event.previousPeriodEnd,
-        event.currentPeriodEnd,
-        event.idempotencyKey,
-        event.paymentId ?? null,
-      ],
-    );
+  recordDueExpiries(limit: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const now = await this.clock(tx);
+      const due = await this.claimDueExpiries(tx, now, limit);
+      for (const subscription of due) await this.recordExpiry(tx, subscription, now);
+      return due.length;
+    });
   }
 
   /** The subscription's history, newest first: all of it, or one page. */
@@ -304,42 +316,177 @@ export class SubscriptionsRepository {
     address: string,
     page?: PageRequest,
   ): Promise<SubscriptionEventRow[] | Page<SubscriptionEventRow>> {
-    const sql = page && pageSql('e.at', 'e.seq', 'bigint', 2);
-    const { rows } = await this.db.query<SubscriptionEventRow & { position: PagePosition }>(
-      `SELECT ${EVENT_COLUMNS},
+    const keyset = page && historyPage(page);
+    const { rows } = await this.db.run<SubscriptionEventRow & { position: PagePosition }>(
+      sql`SELECT ${EVENT_COLUMNS},
          CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object(
            'gateway', p.gateway, 'amountMinor', p.amount_minor::text, 'chainId', p.chain_id::text, 'token', p.token,
            'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment
-         ${sql ? `, ${sql.select}` : ''}
+         ${keyset ? sql`, ${keyset.select}` : empty}
        FROM subscription_events e LEFT JOIN payments p ON p.id = e.payment_id
-       WHERE e.address = $1 ${sql ? `AND ${sql.where}` : ''}
-       ORDER BY e.at DESC, e.seq DESC ${sql ? sql.limit : ''}`,
-      page ? [address, ...pageParameters(page)] : [address],
+       WHERE e.address = ${address} ${keyset ? sql`AND ${keyset.where}` : empty}
+       ORDER BY e.at DESC, e.seq DESC ${keyset ? keyset.limit : empty}`,
     );
     return page ? toPage(rows, page.limit) : rows;
   }
 
-  private async writeRenewal(
-    tx: SqlExecutor,
-    name: string,
-    row: string,
-    change: SubscriptionChange,
-    payment: NewPayment,
-  ): Promise<Renewal | null> {
-    const { rows } = await tx.queryPrepared<StoredSubscription & { paymentId: string | null }>(
-      name,
-      renewalStatement(row),
-      [...changeParameters(change), ...paymentParameters(payment)],
-    );
-    return rows[0] ? renewal(rows[0]) : null;
-  }
-
   /** The log indexes of a transaction's transfers already credited. */
   async creditedTransfers(tx: SqlExecutor, chainId: number, txHash: string): Promise<Set<number>> {
-    const { rows } = await tx.query<{ logIndex: number }>(
-      `SELECT log_index AS "logIndex" FROM payments WHERE chain_id = $1 AND tx_hash = $2`,
-      [chainId, txHash],
+    const { rows } = await tx.run<{ logIndex: number }>(
+      sql`SELECT log_index AS "logIndex" FROM payments WHERE chain_id = ${chainId} AND tx_hash = ${txHash}`,
     );
     return new Set(rows.map((row) => row.logIndex));
+  }
+
+  /**
+   * The first credit whose transfer was not credited before (a transaction may hold several qualifying
+   * transfers, each paying once). Read before the row lock, so a concurrent renewal can still take it: the
+   * payment's unique index then refuses the later one.
+   */
+  private async uncredited(tx: SqlExecutor, credits: readonly PaymentCredit[]): Promise<PaymentCredit> {
+    const transfer = credits[0]?.transfer;
+    if (!transfer) return credits[0]!;
+    const credited = await this.creditedTransfers(tx, transfer.chainId, transfer.txHash);
+    const credit = credits.find((candidate) => !credited.has(candidate.transfer!.logIndex));
+    if (credit === undefined) throw PaymentErrors.alreadyUsed(transfer.txHash);
+    return credit;
+  }
+
+  /** The row, payment and history entry of a renewal by `credit`, with the row locked. */
+  private async writeRenewal(
+    tx: SqlExecutor,
+    renewal: RenewalRequest,
+    credit: PaymentCredit,
+  ): Promise<WrittenRenewal> {
+    const { address } = renewal;
+    const periodMs = renewal.periodMs * credit.periods;
+    let { current, now } = await this.lock(tx, address);
+    if (current === null) {
+      const { next } = renewSubscription(null, now, periodMs);
+      const first = { state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
+      const stored = await this.runRenewal(tx, 'insert', renewal, credit, first);
+      if (stored !== null) return { stored, now, previousPeriodEnd: null };
+      // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
+      ({ current, now } = await this.lock(tx, address));
+      if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
+    }
+    // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
+    const expiryDue =
+      subscriptionStatus(current, now) !== 'active' &&
+      current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
+    if (expiryDue) await this.recordExpiry(tx, current, now);
+    const { next, previousPeriodEnd } = renewSubscription(current, now, periodMs);
+    const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
+    const stored = await this.runRenewal(tx, 'update', renewal, credit, {
+      state: next,
+      expiryRecordedFor,
+      now,
+      previousPeriodEnd,
+    });
+    return { stored: stored!, now, previousPeriodEnd };
+  }
+
+  /**
+   * Writes a renewal by `credit` to `to.state`: the row (inserted, or updated once locked), its payment and its
+   * history entry, in one statement. Null when an insert met an existing row. A payment refused by the unique index
+   * (its transfer was credited meanwhile by a concurrent renewal) is a 409: the caller's transaction rolls back.
+   */
+  private async runRenewal(
+    tx: SqlExecutor,
+    write: 'insert' | 'update',
+    { address, actor, idempotencyKey, gateway, periodMs }: RenewalRequest,
+    credit: PaymentCredit,
+    to: Pick<SubscriptionChange, 'state' | 'expiryRecordedFor' | 'now'> & { previousPeriodEnd: Date | null },
+  ): Promise<StoredSubscription | null> {
+    const change: SubscriptionChange = {
+      address,
+      state: to.state,
+      expiryRecordedFor: to.expiryRecordedFor,
+      now: to.now,
+      event: {
+        type: 'renewed',
+        actor: actor.address,
+        actorKeyId: actor.keyId,
+        previousPeriodEnd: to.previousPeriodEnd,
+        idempotencyKey,
+      },
+    };
+    // The periods paid end where the new period does.
+    const periodEnd = to.state.currentPeriodEnd;
+    const payment: NewPayment = {
+      gateway,
+      amountMinor: credit.amountMinor,
+      transfer: credit.transfer,
+      periodStart: new Date(periodEnd.getTime() - periodMs * credit.periods),
+      periodEnd,
+    };
+    const row = write === 'insert' ? insertRow(change) : updateRow(change);
+    const { rows } = await tx.runPrepared<StoredSubscription & { paymentId: string | null }>(
+      `subscriptions_${write}_renewal`,
+      renewalStatement(row, change, payment),
+    );
+    if (rows[0] === undefined) return null;
+    const { paymentId, ...stored } = rows[0];
+    if (paymentId === null) throw PaymentErrors.alreadyUsed(payment.transfer!.txHash);
+    return stored;
+  }
+
+  /**
+   * Reads the subscription and locks it until the transaction ends (changes of one address run one at a time),
+   * with the clock read once the lock is granted: the outer projection runs after the lateral subquery locked its
+   * row, so `now` orders the changes of one subscription the way they took effect. Always one row, so the clock
+   * comes back when the subscription does not exist yet.
+   */
+  private async lock(tx: SqlExecutor, address: string): Promise<LockedSubscription> {
+    const { rows } = await tx.runPrepared<Partial<StoredSubscription> & { now: Date }>(
+      'subscriptions_lock',
+      sql`SELECT l.*, clock_timestamp() AS now
+       FROM (SELECT 1) AS one
+       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM subscriptions WHERE address = ${address} FOR UPDATE) AS l ON true`,
+    );
+    const { now, ...row } = rows[0]!;
+    return { now, current: row.address === null ? null : (row as StoredSubscription) };
+  }
+
+  /**
+   * The database's current time, for the expiry sweep. A change reads its clock with its row lock instead (`lock`),
+   * so that the clock orders the changes of one subscription the way they took effect.
+   */
+  private async clock(tx: SqlExecutor): Promise<Date> {
+    const { rows } = await tx.run<{ now: Date }>(sql`SELECT clock_timestamp() AS now`);
+    return rows[0]!.now;
+  }
+
+  /**
+   * Claims up to `limit` subscriptions whose period ended by `now` and whose expiry is not recorded yet, marking it
+   * recorded in the same statement. Rows another transaction holds are skipped, and a row is re-checked once its
+   * lock is granted, so concurrent sweeps on several instances never claim the same period end twice.
+   */
+  private async claimDueExpiries(tx: SqlExecutor, now: Date, limit: number): Promise<StoredSubscription[]> {
+    const { rows } = await tx.run<StoredSubscription>(
+      sql`UPDATE subscriptions SET expiry_recorded_for = current_period_end
+       WHERE address IN (
+         SELECT address FROM subscriptions
+         WHERE current_period_end <= ${now} AND expiry_recorded_for IS DISTINCT FROM current_period_end
+         ORDER BY current_period_end
+         LIMIT ${limit}
+         FOR UPDATE SKIP LOCKED)
+       RETURNING ${COLUMNS}`,
+    );
+    return rows;
+  }
+
+  /**
+   * The history entry and the `subscription.expired` event of a period that ran out, recorded at `now`. The caller
+   * marks `expiry_recorded_for` in the same transaction, which makes this exactly-once per period end.
+   */
+  private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription, now: Date): Promise<void> {
+    const end = subscription.currentPeriodEnd;
+    await tx.run(
+      sql`INSERT INTO subscription_events
+         (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key)
+       VALUES (${subscription.address}, 'expired', ${end}, ${SYSTEM_ACTOR}, NULL, ${end}, ${end}, NULL)`,
+    );
+    await this.outbox.record(tx, expiredEvent(subscription, now));
   }
 }

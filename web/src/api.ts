@@ -7,18 +7,32 @@ import { createTollgateClient, TollgateError, unwrap, type Schema } from '@tollg
 
 export { TollgateError as ApiError };
 
+/**
+ * The members of a union type from the client's schema as a list the page can show, checked by the compiler both
+ * ways: a value the schema does not have, or a member of the schema left out, fails `npm run typecheck` (the
+ * schema has types only, no runtime values). The list's order is the order shown.
+ */
+function membersOf<Union extends string>() {
+  return <const Values extends readonly Union[]>(
+    values: Values &
+      ([Exclude<Union, Values[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<Union, Values[number]> }),
+  ): Values => values;
+}
+
 export type Scope = Schema<'CreateApiKeyDto'>['scopes'][number];
-export const SCOPES: readonly Scope[] = ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'];
+export const SCOPES = membersOf<Scope>()(['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL']);
 
 export type WebhookEvent = NonNullable<Schema<'SaveWebhookDto'>['events']>[number];
-export const WEBHOOK_EVENTS: readonly Exclude<WebhookEvent, '*'>[] = [
+export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()([
   'subscription.renewed',
   'subscription.canceled',
   'subscription.expired',
   'api_key.created',
   'api_key.revoked',
   'webhook.test',
-];
+]);
 
 export type Session = Schema<'CurrentSessionDto'>;
 export type Subscription = Schema<'SubscriptionDto'>;

@@ -9,24 +9,12 @@ export type RouteAccess = { public: true } | { public: false; options: Authentic
 /** A protected route that forgot `@Authenticated` still needs the broadest scope: default-deny. */
 const UNDECLARED: AuthenticatedOptions = { scopes: ['FULL'] };
 
-const byHandler = new WeakMap<object, RouteAccess>();
-
-/**
- * The route's access rule, read from its decorators once per handler: metadata never changes after bootstrap, and
- * both guards run on every request.
- */
+/** The route's access rule, read from its decorators (the handler's, else its controller's). */
 export function routeAccess(reflector: Reflector, context: ExecutionContext): RouteAccess {
-  const handler = context.getHandler();
-  let access = byHandler.get(handler);
-  if (access === undefined) {
-    const targets = [handler, context.getClass()];
-    access = reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)
-      ? { public: true }
-      : {
-          public: false,
-          options: reflector.getAllAndOverride<AuthenticatedOptions>(AUTHENTICATED, targets) ?? UNDECLARED,
-        };
-    byHandler.set(handler, access);
-  }
-  return access;
+  const targets = [context.getHandler(), context.getClass()];
+  if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return { public: true };
+  return {
+    public: false,
+    options: reflector.getAllAndOverride<AuthenticatedOptions>(AUTHENTICATED, targets) ?? UNDECLARED,
+  };
 }

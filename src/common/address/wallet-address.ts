@@ -1,5 +1,4 @@
 import { getAddress } from 'viem';
-import { LRUCache } from 'lru-cache';
 
 export type Address = `0x${string}`;
 
@@ -16,20 +15,9 @@ export function isWalletAddress(value: unknown): value is string {
   return checksumAddress(value) === value;
 }
 
-const checksummed = new LRUCache<string, Address>({ max: 10_000 });
-
-/**
- * EIP-55 checksum form: how addresses are returned. The form of recently seen addresses is kept (a keccak-256 per
- * call otherwise, on every authenticated request).
- */
+/** EIP-55 checksum form: how addresses are returned (viem keeps the forms it computed recently). */
 export function checksumAddress(value: string): Address {
-  const lower = value.toLowerCase();
-  let result = checksummed.get(lower);
-  if (result === undefined) {
-    result = getAddress(lower);
-    checksummed.set(lower, result);
-  }
-  return result;
+  return getAddress(value.toLowerCase());
 }
 
 /** Lowercase form: how addresses are stored and compared. */

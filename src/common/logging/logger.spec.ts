@@ -1,7 +1,6 @@
-import { jest } from '@jest/globals';
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
-import { requestLoggerFactory } from './logger.js';
+import type { Logger } from 'pino';
+import { accessLogger, createLogger } from './logger.js';
 
 function capture(level: string): { logger: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
@@ -11,39 +10,45 @@ function capture(level: string): { logger: Logger; lines: Record<string, unknown
       done();
     },
   });
-  return { logger: pino({ level }, stream), lines };
+  return { logger: createLogger(level, stream), lines };
 }
 
-describe('requestLoggerFactory', () => {
-  it('binds the request id to every line a request writes', async () => {
+describe('accessLogger', () => {
+  it('writes the request line unredacted, while the logger it comes from still redacts', () => {
     const { logger, lines } = capture('info');
-    const child = jest.spyOn(logger, 'child');
-    const requestLog = requestLoggerFactory(logger, { requestId: 'r-1' }, {});
-    expect(child).not.toHaveBeenCalled();
-    requestLog.info({ statusCode: 200 }, 'request completed');
-    requestLog.warn('slow');
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(child).toHaveBeenCalledTimes(1);
+    accessLogger(logger).info({ requestId: 'r-1', url: '/health', statusCode: 200 }, 'request completed');
+    logger.info({ headers: { authorization: 'Bearer tg_secret' } }, 'other');
     expect(lines).toEqual([
-      expect.objectContaining({ requestId: 'r-1', statusCode: 200, msg: 'request completed', level: 30 }),
-      expect.objectContaining({ requestId: 'r-1', msg: 'slow', level: 40 }),
+      expect.objectContaining({
+        requestId: 'r-1',
+        url: '/health',
+        statusCode: 200,
+        msg: 'request completed',
+      }),
+      expect.objectContaining({ headers: { authorization: '[redacted]' }, msg: 'other' }),
     ]);
   });
+});
 
-  it('makes no child for lines below the level', () => {
-    const { logger, lines } = capture('warn');
-    const child = jest.spyOn(logger, 'child');
-    const requestLog = requestLoggerFactory(logger, { requestId: 'r-2' }, {});
-    requestLog.info('dropped');
-    requestLog.debug('dropped');
-    expect(requestLog.isLevelEnabled('info')).toBe(false);
-    expect(child).not.toHaveBeenCalled();
-    expect(lines).toEqual([]);
-  });
-
-  it('makes the real child at once for a per-route level', () => {
-    const { logger } = capture('warn');
-    const requestLog = requestLoggerFactory(logger, { requestId: 'r-3' }, { level: 'debug' });
-    expect(requestLog.level).toBe('debug');
+describe('createLogger', () => {
+  it('writes every line queued before the process exits, even on process.exit right after logging', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const logger = new URL('../../../dist/src/common/logging/logger.js', import.meta.url).href;
+    const script = `import { createLogger } from ${JSON.stringify(logger)};
+      const log = createLogger('info');
+      for (let i = 0; i < 2000; i++) log.info({ i }, 'line');
+      process.exit(3);`;
+    const run = promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      maxBuffer: 1 << 26,
+    });
+    const exit = new Promise<number | null>((resolve) => run.child.once('exit', resolve));
+    const { stdout } = await run.catch((error: { stdout: string }) => error);
+    expect(await exit).toBe(3);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number });
+    expect(lines.map((line) => line.i)).toEqual([...Array(2000).keys()]);
   });
 });

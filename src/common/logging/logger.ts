@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 /**
  * One pino logger for the process: Fastify uses it for request logs, Nest for its own messages. Credentials never
@@ -24,7 +24,17 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? standardOutput());
+}
+
+/**
+ * Standard output written asynchronously: a line is queued and the queue written when the previous write is done,
+ * so a busy instance writes many lines per system call instead of one blocking write per request (a request's log
+ * line cost more than a bare NestJS route's whole answer). pino writes what is queued synchronously at exit, which
+ * `process.exit` and a fatal error both pass through.
+ */
+function standardOutput(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
 }
 
 /** Routes Nest's own log calls (bootstrap, module init, uncaught errors) into pino as structured lines. */
@@ -67,81 +77,10 @@ export class PinoNestLogger implements LoggerService {
   }
 }
 
-type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
-
 /**
- * A request's logger, made a pino child only when a line is actually written at an enabled level. Fastify builds
- * one per request; most requests log nothing, and binding a child (its bindings serialised, redaction set up) cost
- * more than the rest of a cached read's logging put together.
+ * The logger of the one line per request: its fields are fixed and carry no credential, so it skips the redaction
+ * (wildcard paths that walk every object logged), which cost half of a request line's CPU.
  */
-class RequestLogger {
-  private made: Logger | undefined;
-
-  constructor(
-    private readonly parent: Logger,
-    private readonly bindings: Record<string, unknown>,
-    private readonly options: ChildLoggerOptions,
-  ) {}
-
-  get level(): string {
-    return (this.made ?? this.parent).level;
-  }
-
-  set level(level: string) {
-    this.logger.level = level;
-  }
-
-  fatal(...args: unknown[]): void {
-    this.write('fatal', args);
-  }
-
-  error(...args: unknown[]): void {
-    this.write('error', args);
-  }
-
-  warn(...args: unknown[]): void {
-    this.write('warn', args);
-  }
-
-  info(...args: unknown[]): void {
-    this.write('info', args);
-  }
-
-  debug(...args: unknown[]): void {
-    this.write('debug', args);
-  }
-
-  trace(...args: unknown[]): void {
-    this.write('trace', args);
-  }
-
-  silent(): void {}
-
-  isLevelEnabled(level: string): boolean {
-    return (this.made ?? this.parent).isLevelEnabled(level);
-  }
-
-  child(bindings: Record<string, unknown>, options?: ChildLoggerOptions): Logger {
-    return this.logger.child(bindings, options);
-  }
-
-  private get logger(): Logger {
-    return (this.made ??= this.parent.child(this.bindings, this.options));
-  }
-
-  private write(level: LogMethod, args: unknown[]): void {
-    if (this.made === undefined && !this.parent.isLevelEnabled(level)) return;
-    (this.logger[level] as (...line: unknown[]) => void)(...args);
-  }
-}
-
-/** Fastify's `childLoggerFactory`: per-request loggers that cost nothing until they write. */
-export function requestLoggerFactory(
-  parent: Logger,
-  bindings: Record<string, unknown>,
-  options: ChildLoggerOptions,
-): Logger {
-  // A per-route level needs the real child at once: the parent's level would decide otherwise.
-  if (options.level !== undefined) return parent.child(bindings, options);
-  return new RequestLogger(parent, bindings, options) as unknown as Logger;
+export function accessLogger(logger: Logger): Logger {
+  return logger.child({}, { redact: [] });
 }

@@ -35,6 +35,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The lists that page, each with the shape of its tiebreaker. A cursor names its list, so it fits no other. */
 const LISTS = {
   api_keys: UUID,
+  events: UUID,
   subscription_history: /^\d{1,19}$/,
   webhook_attempts: UUID,
 } as const;

@@ -20,11 +20,14 @@ function takesBody(controller: object, handler: string): boolean {
  */
 @Injectable()
 export class UnexpectedBodyGuard implements CanActivate {
-  private readonly bodyless = new WeakMap<object, boolean>();
-
   canActivate(context: ExecutionContext): boolean {
     const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
-    if (body === undefined || body === null || typeof body !== 'object' || !this.isBodyless(context))
+    if (
+      body === undefined ||
+      body === null ||
+      typeof body !== 'object' ||
+      takesBody(context.getClass(), context.getHandler().name)
+    )
       return true;
     const fields = Object.keys(body);
     if (fields.length > 0) {
@@ -34,15 +37,5 @@ export class UnexpectedBodyGuard implements CanActivate {
       });
     }
     return true;
-  }
-
-  private isBodyless(context: ExecutionContext): boolean {
-    const handler = context.getHandler();
-    let bodyless = this.bodyless.get(handler);
-    if (bodyless === undefined) {
-      bodyless = !takesBody(context.getClass(), handler.name);
-      this.bodyless.set(handler, bodyless);
-    }
-    return bodyless;
   }
 }

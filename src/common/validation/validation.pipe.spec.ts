@@ -1,5 +1,6 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayNotEmpty, IsArray, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { ApiError } from '../errors/api-error.js';
 import { createValidationPipe } from './validation.pipe.js';
 
@@ -11,6 +12,40 @@ class SearchQuery {
   @IsOptional()
   @IsString()
   page?: string;
+}
+
+class Tag {
+  @IsString()
+  @MaxLength(3)
+  name: string;
+}
+
+class CreateThing {
+  @IsString()
+  @MaxLength(5)
+  label: string;
+
+  @IsArray()
+  @ArrayNotEmpty()
+  @ValidateNested({ each: true })
+  @Type(() => Tag)
+  tags: Tag[];
+
+  @IsOptional()
+  @IsString()
+  note?: string;
+}
+
+/** `details.fields` of the pipe's refusal of `value` as a CreateThing body. */
+async function refusal(value: object): Promise<unknown> {
+  const error = await createValidationPipe()
+    .transform(value, { type: 'body', metatype: CreateThing })
+    .then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+  expect(error).toBeInstanceOf(ApiError);
+  return (error as ApiError).details?.fields;
 }
 
 const query: ArgumentMetadata = { type: 'query', metatype: SearchQuery };
@@ -41,5 +76,30 @@ describe('TollgateValidationPipe', () => {
     expect(second).toEqual(first);
     expect(second).not.toBe(first);
     expect(Object.isFrozen(second)).toBe(false);
+  });
+});
+
+describe('createValidationPipe messages', () => {
+  it('says a missing field is required, once, instead of a constraint about its value', async () => {
+    expect(await refusal({})).toEqual([
+      { field: 'label', message: 'label is required' },
+      { field: 'tags', message: 'tags is required' },
+    ]);
+    expect(await refusal({ label: 'ok', tags: [{}] })).toEqual([
+      { field: 'tags[0].name', message: 'tags[0].name is required' },
+    ]);
+  });
+
+  it('keeps the constraint message for a value that is present but bad, null included', async () => {
+    expect(await refusal({ label: 'too long', tags: [{ name: 'abcd' }] })).toEqual([
+      { field: 'label', message: 'label must be shorter than or equal to 5 characters' },
+      { field: 'tags[0].name', message: 'name must be shorter than or equal to 3 characters' },
+    ]);
+    expect(await refusal({ label: null, tags: [], note: 5, extra: 1 })).toEqual([
+      { field: 'extra', message: 'property extra should not exist' },
+      { field: 'label', message: 'label must be shorter than or equal to 5 characters' },
+      { field: 'tags', message: 'tags should not be empty' },
+      { field: 'note', message: 'note must be a string' },
+    ]);
   });
 });

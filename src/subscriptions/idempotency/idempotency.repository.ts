@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
 import { selectList } from '../../database/select-list.js';
+import { raw, sql } from '../../database/sql.js';
 import { IdempotencyKeyEntity } from './idempotency-key.entity.js';
 import type { IdempotentRequest } from './idempotent-request.js';
 
@@ -13,7 +14,7 @@ const RECORD = [
 
 export type IdempotencyRecord = Pick<IdempotencyKeyEntity, (typeof RECORD)[number]>;
 
-const COLUMNS = selectList(IdempotencyKeyEntity, RECORD);
+const COLUMNS = raw(selectList(IdempotencyKeyEntity, RECORD));
 
 /** Owns the queries of `idempotency_keys`. */
 @Injectable()
@@ -30,27 +31,28 @@ export class IdempotencyRepository {
     ttlSeconds: number,
     takeoverAfterSeconds: number,
   ): Promise<string | null> {
-    const { rows } = await this.db.query<Pick<IdempotencyKeyEntity, 'lease'>>(
-      `INSERT INTO idempotency_keys AS k
+    const { principal, key, fingerprint } = request;
+    const { rows } = await this.db.run<Pick<IdempotencyKeyEntity, 'lease'>>(
+      sql`INSERT INTO idempotency_keys AS k
          (principal, idempotency_key, fingerprint, status, lease, started_at, expires_at)
-       VALUES ($1, $2, $3, 'in_progress', gen_random_uuid(), now(), now() + make_interval(secs => $4))
+       VALUES (${principal}, ${key}, ${fingerprint}, 'in_progress', gen_random_uuid(), now(),
+         now() + make_interval(secs => ${ttlSeconds}))
        ON CONFLICT (principal, idempotency_key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', lease = EXCLUDED.lease,
              started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at,
              completed_at = NULL, response_status = NULL, response_body = NULL
          WHERE k.expires_at <= now()
             OR (k.status = 'in_progress' AND k.fingerprint = EXCLUDED.fingerprint
-                AND k.started_at <= now() - make_interval(secs => $5))
+                AND k.started_at <= now() - make_interval(secs => ${takeoverAfterSeconds}))
        RETURNING lease`,
-      [request.principal, request.key, request.fingerprint, ttlSeconds, takeoverAfterSeconds],
     );
     return rows[0]?.lease ?? null;
   }
 
   async find(request: IdempotentRequest): Promise<IdempotencyRecord | null> {
-    const { rows } = await this.db.query<IdempotencyRecord>(
-      `SELECT ${COLUMNS} FROM idempotency_keys WHERE principal = $1 AND idempotency_key = $2`,
-      [request.principal, request.key],
+    const { rows } = await this.db.run<IdempotencyRecord>(
+      sql`SELECT ${COLUMNS} FROM idempotency_keys
+       WHERE principal = ${request.principal} AND idempotency_key = ${request.key}`,
     );
     return rows[0] ?? null;
   }
@@ -66,26 +68,27 @@ export class IdempotencyRepository {
     responseStatus: number,
     responseBody: unknown,
   ): Promise<boolean> {
-    const { rowCount } = await executor.query(
-      `UPDATE idempotency_keys
-       SET status = 'completed', response_status = $4, response_body = $5, completed_at = now()
-       WHERE principal = $1 AND idempotency_key = $2 AND lease = $3 AND status = 'in_progress'`,
-      [request.principal, request.key, lease, responseStatus, JSON.stringify(responseBody)],
+    const { rowCount } = await executor.run(
+      sql`UPDATE idempotency_keys
+       SET status = 'completed', response_status = ${responseStatus},
+           response_body = ${JSON.stringify(responseBody)}, completed_at = now()
+       WHERE principal = ${request.principal} AND idempotency_key = ${request.key} AND lease = ${lease}
+         AND status = 'in_progress'`,
     );
     return rowCount === 1;
   }
 
   /** Frees a key whose attempt failed without effect, so that the client may retry with it. */
   async release(request: IdempotentRequest, lease: string): Promise<void> {
-    await this.db.query(
-      `DELETE FROM idempotency_keys
-       WHERE principal = $1 AND idempotency_key = $2 AND lease = $3 AND status = 'in_progress'`,
-      [request.principal, request.key, lease],
+    await this.db.run(
+      sql`DELETE FROM idempotency_keys
+       WHERE principal = ${request.principal} AND idempotency_key = ${request.key} AND lease = ${lease}
+         AND status = 'in_progress'`,
     );
   }
 
   async purgeExpired(): Promise<number> {
-    const { rowCount } = await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`);
+    const { rowCount } = await this.db.run(sql`DELETE FROM idempotency_keys WHERE expires_at <= now()`);
     return rowCount;
   }
 }

@@ -3,8 +3,9 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { toErrorResponse, type ErrorBody } from '../../common/http/error-response.js';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
 import { SubscriptionErrors } from '../subscriptions.errors.js';
+import type { Principal } from '../../auth/principal.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
-import type { IdempotentRequest } from './idempotent-request.js';
+import { idempotencyPrincipal, requestFingerprint, type IdempotentRequest } from './idempotent-request.js';
 
 /** A key replays its first response for 24 hours. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
@@ -21,8 +22,30 @@ const CLAIM_ATTEMPTS = 3;
 type Claim = { kind: 'claimed'; lease: string } | { kind: 'replay'; body: unknown };
 
 /**
- * Runs a change at most once per `Idempotency-Key`. The key is claimed (`in_progress`) in a statement of its own,
- * so that a concurrent retry sees it at once (409); the change then runs in one transaction that also marks the key
+ * A change's hold on its `Idempotency-Key`, from {@link IdempotencyService.begin}. Without a key there is nothing
+ * to hold: `replay` is undefined and `complete` and `abandon` do nothing.
+ */
+export interface IdempotencyClaim<T> {
+  /** The first attempt's answer under this key and request: answer it again, and change nothing. */
+  readonly replay: T | undefined;
+  /**
+   * Stores `body` as the answer to replay, in the change's own transaction, so the change and its record commit
+   * together. Throws 409 idempotency_in_progress when another attempt took the key over: the change rolls back.
+   */
+  complete(tx: SqlExecutor, body: T): Promise<void>;
+  /** The change rolled back with `error`: a refusal is kept for replay, any other failure frees the key. */
+  abandon(error: unknown): Promise<void>;
+}
+
+const NOTHING_TO_HOLD: IdempotencyClaim<never> = Object.freeze({
+  replay: undefined,
+  complete: () => Promise.resolve(),
+  abandon: () => Promise.resolve(),
+});
+
+/**
+ * Lets a change run at most once per `Idempotency-Key`. The key is claimed (`in_progress`) in a statement of its
+ * own before the change, so that a concurrent retry sees it at once (409); the change's transaction then marks it
  * `completed` with the response, so a crash can never leave a change without its record, nor a record without its
  * change.
  */
@@ -45,35 +68,36 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Runs `work` in one transaction, after `prepare` (which runs outside it: a payment check that waits on the
-   * chain must hold no lock); with a request, at most once per key: a repeat replays the stored response (an error
-   * response is thrown again), another request under the key is a 400, a repeat while the first still runs a 409.
+   * Claims `key` (the `Idempotency-Key` header; none: nothing to claim) for `operation` with `parameters` (defaults
+   * applied, addresses normalised: see requestFingerprint). An earlier answer to the same request comes back as
+   * `replay` (an error answer is thrown again); the key used with another request is a 400
+   * idempotency_key_reused, and while its first attempt still runs a 409 idempotency_in_progress.
    */
-  async execute<T, P = void>(
-    request: IdempotentRequest | undefined,
-    work: (tx: SqlExecutor, prepared: P) => Promise<T>,
-    prepare: () => Promise<P> = () => Promise.resolve(undefined as P),
-  ): Promise<T> {
-    if (request === undefined) {
-      const prepared = await prepare();
-      return this.db.transaction((tx) => work(tx, prepared));
-    }
+  async begin<T>(
+    principal: Principal,
+    key: string | undefined,
+    operation: string,
+    parameters: Record<string, unknown>,
+  ): Promise<IdempotencyClaim<T>> {
+    if (key === undefined) return NOTHING_TO_HOLD;
+    const request: IdempotentRequest = {
+      principal: idempotencyPrincipal(principal),
+      key,
+      fingerprint: requestFingerprint(operation, parameters),
+    };
     const claim = await this.claim(request);
-    if (claim.kind === 'replay') return claim.body as T;
-    try {
-      const prepared = await prepare();
-      return await this.db.transaction(async (tx) => {
-        const body = await work(tx, prepared);
-        if (!(await this.repository.complete(tx, request, claim.lease, HttpStatus.OK, body))) {
+    if (claim.kind === 'replay') return { ...NOTHING_TO_HOLD, replay: claim.body as T };
+    const { lease } = claim;
+    return {
+      replay: undefined,
+      complete: async (tx, body) => {
+        if (!(await this.repository.complete(tx, request, lease, HttpStatus.OK, body))) {
           // Taken over as stale: that attempt owns the key now, and this one must leave no effect.
           throw SubscriptionErrors.idempotencyInProgress();
         }
-        return body;
-      });
-    } catch (error) {
-      await this.settleFailure(request, claim.lease, error);
-      throw error;
-    }
+      },
+      abandon: (error) => this.settleFailure(request, lease, error),
+    };
   }
 
   private async claim(request: IdempotentRequest): Promise<Claim> {

@@ -12,6 +12,11 @@ const ONE_FREE_PERIOD: readonly PaymentCredit[] = Object.freeze([
   Object.freeze({ periods: 1, amountMinor: 0n, transfer: null }),
 ]);
 
+/** Nobody pays through the API here: a proof of payment is refused (400) rather than ignored. */
+function refuseProof(gateway: string, txHash: string | undefined): void {
+  if (txHash !== undefined) throw PaymentErrors.notExpected(gateway);
+}
+
 /**
  * `PAYMENT_GATEWAY=free`: every renewal is approved. For development and tests; in production it must be chosen
  * explicitly (the configuration refuses to default to it there).
@@ -19,7 +24,8 @@ const ONE_FREE_PERIOD: readonly PaymentCredit[] = Object.freeze([
 export class FreePaymentGateway implements PaymentGateway {
   readonly name = 'free';
 
-  approve(): Promise<readonly PaymentCredit[]> {
+  approve({ txHash }: RenewalPaymentRequest): Promise<readonly PaymentCredit[]> {
+    refuseProof(this.name, txHash);
     return Promise.resolve(ONE_FREE_PERIOD);
   }
 
@@ -35,7 +41,8 @@ export class FreePaymentGateway implements PaymentGateway {
 export class OperatorPaymentGateway implements PaymentGateway {
   readonly name = 'operator';
 
-  approve({ principal }: RenewalPaymentRequest): Promise<readonly PaymentCredit[]> {
+  approve({ principal, txHash }: RenewalPaymentRequest): Promise<readonly PaymentCredit[]> {
+    refuseProof(this.name, txHash);
     if (!principal.operator) throw PaymentErrors.operatorOnly(checksumAddress(principal.address));
     return Promise.resolve(ONE_FREE_PERIOD);
   }

@@ -15,7 +15,7 @@ export interface RenewalPaymentRequest {
   principal: Principal;
   /** Lowercase wallet address of the subscription. */
   address: string;
-  /** The caller's proof of payment, when the gateway takes one (`erc20`). */
+  /** The caller's proof of payment (lowercase), if it sent one; a gateway that takes none refuses it. */
   txHash: string | undefined;
 }
 
@@ -30,12 +30,13 @@ export interface PaymentCredit {
 }
 
 /**
- * The payment port: where a payment adapter plugs in. `approve` runs after the
- * Idempotency-Key is claimed and before the renewal's transaction: it may wait on the chain, which must not happen
- * while the subscription row is locked and a connection held. It refuses by throwing (an `ApiError` for an answer
- * the client should see). The renewal then records the first of the returned credits not credited before, in its
- * own transaction with the row locked; a unique index on the transfer makes an on-chain payment count once even
- * when several renewals cite it at the same moment.
+ * The payment port: where a payment adapter plugs in. `approve` runs after the Idempotency-Key is claimed and
+ * before the renewal's transaction: it may wait on the chain, which must not happen while the subscription row is
+ * locked and a connection held. The gateway alone decides what a renewal must bring: it refuses by throwing (an
+ * `ApiError` for an answer the client should see), a proof of payment it does not take included. The renewal then
+ * records the first of the returned credits not credited before, in its own transaction with the row locked; a
+ * unique index on the transfer makes an on-chain payment count once even when several renewals cite it at the same
+ * moment.
  */
 export interface PaymentGateway {
   readonly name: PaymentGatewayName;

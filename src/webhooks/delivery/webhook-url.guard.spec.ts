@@ -237,6 +237,21 @@ describe('WebhookUrlGuard outside production (nameSettings)', () => {
     expect(error.message).toContain('WEBHOOK_ALLOW_PRIVATE=true');
   });
 
+  it('names both settings a local receiver needs in the first refusal, and only those still off', async () => {
+    const both =
+      'set WEBHOOK_ALLOW_HTTP=true and WEBHOOK_ALLOW_PRIVATE=true to send webhooks to a local receiver';
+    expect(thrown(() => development().parse('http://127.0.0.1:4000/hook')).message).toBe(
+      `The webhook URL must use https (development: ${both})`,
+    );
+    expect((await rejection(development().check('https://localhost:4000/hook'))).message).toBe(
+      `The webhook URL points to a loopback, private or otherwise non-public address (development: ${both})`,
+    );
+    const httpAllowed = guard({ nameSettings: true, allowHttp: true }).guard;
+    const refused = await rejection(httpAllowed.check('http://127.0.0.1:4000/hook'));
+    expect(refused.message).toContain('(development: set WEBHOOK_ALLOW_PRIVATE=true to send');
+    expect(refused.message).not.toContain('WEBHOOK_ALLOW_HTTP');
+  });
+
   it('names no setting where none would help, nor in production', async () => {
     expect(thrown(() => development().parse('ftp://hooks.example.test/')).details).toEqual({
       reason: 'unsupported_scheme',

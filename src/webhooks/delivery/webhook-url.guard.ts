@@ -46,12 +46,18 @@ function forbidden(reason: string): ApiError {
   return ApiError.badRequest('webhook_url_forbidden', FORBIDDEN, { reason });
 }
 
-/** A refusal that `setting=true` would lift, saying so (development only). */
-function withSetting(error: ApiError, setting: string): ApiError {
-  return ApiError.badRequest(error.code, `${error.message} (development: set ${setting}=true to allow it)`, {
-    ...error.details,
-    setting,
-  });
+/**
+ * A refusal that `setting=true` would lift, saying so (development only). A local receiver usually needs both
+ * settings, so the message names every one still off: the developer learns both from the first refusal, not one
+ * per restart.
+ */
+function withSetting(error: ApiError, setting: string, off: readonly string[]): ApiError {
+  const assignments = off.map((name) => `${name}=true`).join(' and ');
+  return ApiError.badRequest(
+    error.code,
+    `${error.message} (development: set ${assignments} to send webhooks to a local receiver)`,
+    { ...error.details, setting },
+  );
 }
 
 /** The URL host as a socket wants it: IPv6 literals without their brackets. */
@@ -152,7 +158,12 @@ export class WebhookUrlGuard {
   }
 
   private lifted(error: ApiError, setting: string): ApiError {
-    return this.nameSettings ? withSetting(error, setting) : error;
+    if (!this.nameSettings) return error;
+    const off = [
+      ...(this.allowHttp ? [] : ['WEBHOOK_ALLOW_HTTP']),
+      ...(this.allowPrivate ? [] : ['WEBHOOK_ALLOW_PRIVATE']),
+    ];
+    return withSetting(error, setting, off);
   }
 
   private async resolve(host: string): Promise<ResolvedAddress[]> {

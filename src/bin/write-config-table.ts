@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { renderEnvExample, withConfigTable } from './config-table.js';
+import { renderEnvExample, withConfigTable } from '../config/config-table.js';
 
 /** `npm run docs:config`: rewrites README.md's configuration table and .env.example from settings.ts. */
 function rewrite(path: string, render: (before: string) => string): void {

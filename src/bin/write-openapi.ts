@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { createOpenApiDocument } from '../app.js';
 import { loadAppConfig } from '../config/app-config.js';
-import { toYaml } from './openapi.js';
+import { toYaml } from '../openapi/openapi.js';
 
 /** `npm run openapi`: writes docs/openapi.yaml from the routes and DTOs, without a database or a listening port. */
 const config = loadAppConfig({ NODE_ENV: 'test', DATABASE_URL: 'postgres://unused@127.0.0.1/unused' });

@@ -1,0 +1,65 @@
+import type { NewEvent } from '../events/event-outbox.service.js';
+import type { SubscriptionDto } from './dto/subscription.dto.js';
+import type { PaymentCredit } from './payment/payment-gateway.js';
+import { iso, paymentDto, toSubscriptionDto } from './subscription-view.js';
+import type { StoredSubscription } from './subscriptions.repository.js';
+
+/*
+ * The outbox events of subscription changes (docs/webhooks.md): `data` is the subscription object after the change
+ * with the period end before it, plus what is particular to the change.
+ */
+
+/** `subscription.renewed`, with the periods bought and the payment that bought them. */
+export function renewedEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date; previousPeriodEnd: Date | null },
+  credit: PaymentCredit,
+  gateway: string,
+): NewEvent {
+  const { transfer } = credit;
+  return {
+    type: 'subscription.renewed',
+    address: change.address,
+    data: {
+      ...subscription,
+      previousPeriodEnd: iso(change.previousPeriodEnd),
+      periods: credit.periods,
+      payment: paymentDto({
+        gateway,
+        amountMinor: credit.amountMinor.toString(),
+        chainId: transfer && String(transfer.chainId),
+        token: transfer && transfer.token,
+        payer: transfer && transfer.payer,
+        txHash: transfer && transfer.txHash,
+        logIndex: transfer && transfer.logIndex,
+      }),
+    },
+    occurredAt: change.now,
+  };
+}
+
+/** `subscription.canceled`: at period end, or `immediate`. */
+export function canceledEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date; previousPeriodEnd: Date },
+  immediate: boolean,
+): NewEvent {
+  return {
+    type: 'subscription.canceled',
+    address: change.address,
+    data: { ...subscription, previousPeriodEnd: iso(change.previousPeriodEnd), immediate },
+    occurredAt: change.now,
+  };
+}
+
+/** `subscription.expired` of a period that ran out, recorded at `now`. */
+export function expiredEvent(subscription: StoredSubscription, now: Date): NewEvent {
+  // Seen from its own end, a period is no longer active: `canceled` or `expired`.
+  const ended = toSubscriptionDto(subscription.address, subscription, subscription.currentPeriodEnd);
+  return {
+    type: 'subscription.expired',
+    address: subscription.address,
+    data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
+    occurredAt: now,
+  };
+}
