@@ -42,6 +42,8 @@ describe('dashboard: account panels in a real browser', () => {
         COOKIE_SECURE: 'false',
         OPERATOR_ADDRESSES: operator.address,
         SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
+        // No background sweeps: the events listed are exactly the ones the tests cause.
+        WEBHOOK_WORKERS: 'false',
         WEBHOOK_ALLOW_HTTP: 'true',
         WEBHOOK_ALLOW_PRIVATE: 'true',
       },
@@ -193,6 +195,68 @@ describe('dashboard: account panels in a real browser', () => {
   );
 
   it(
+    'lists the events newest first, a page at a time, filtered by type, each with its data',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      const token = await sessionToken(page);
+      const api = http(t.url);
+      const renewed = await api.post('/subscriptions/renew', {
+        token,
+        body: { address: wallet.account.address },
+        headers: { 'Idempotency-Key': `events-${wallet.account.address}` },
+      });
+      expect(renewed.status).toBe(200);
+      for (let index = 1; index <= 22; index++) {
+        const key = await api.post('/api-keys', {
+          token,
+          body: { label: `key ${index}`, scopes: ['READ_ONLY'] },
+        });
+        expect(key.status).toBe(200);
+      }
+      const all = await api.get('/events?limit=200', { token });
+      expect(all.body).toHaveLength(23);
+      const ids = all.body.map((event: { id: string }) => event.id);
+
+      await page.getByRole('tab', { name: 'Events' }).click();
+      const table = page.getByRole('table', { name: 'Events' });
+      const rows = table.locator('tr[data-event-id]');
+      await rows.first().waitFor();
+      // Newest first, one page of 20, then the rest after "Load more".
+      await expect(
+        rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-event-id'))),
+      ).resolves.toEqual(ids.slice(0, 20));
+      await expect(rows.first().textContent()).resolves.toContain('“key 22”');
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await rows.nth(22).waitFor();
+      await expect(
+        rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-event-id'))),
+      ).resolves.toEqual(ids);
+      expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+
+      await page.getByLabel('Event type').selectOption({ label: 'Subscription renewed' });
+      // The filtered list replaces the full one: wait for it, then check it is the one renewal.
+      await rows.nth(1).waitFor({ state: 'detached' });
+      await rows.first().waitFor();
+      await expect(rows.count()).resolves.toBe(1);
+      await expect(rows.first().getAttribute('data-event-id')).resolves.toBe(ids[22]);
+      await rows
+        .first()
+        .getByRole('button', { name: /^Show the data of subscription.renewed/ })
+        .click();
+      const hide = rows.first().getByRole('button', { name: /^Hide the data of subscription.renewed/ });
+      await expect(hide.getAttribute('aria-expanded')).resolves.toBe('true');
+      const data = page.getByLabel('Data of subscription.renewed', { exact: true });
+      expect(JSON.parse((await data.textContent()) ?? '')).toEqual(all.body[22].data);
+      await screenshots(page, 'events');
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
     'lets an operator see that a customer’s period ends soon and renew it for them',
     async () => {
       const customer = newWallet();
@@ -229,6 +293,16 @@ describe('dashboard: account panels in a real browser', () => {
         operator.address,
         customer.address,
       ]);
+      // The customer's events, below: both renewals (the list refreshes on demand).
+      const events = page.getByRole('table', { name: "Customer's events" });
+      await page
+        .getByRole('heading', { name: "Customer's events" })
+        .locator('..')
+        .getByRole('button', { name: 'Refresh' })
+        .click();
+      const renewals = events.locator('tr[data-event-id]', { hasText: 'Subscription renewed' });
+      await renewals.nth(1).waitFor();
+      await expect(renewals.count()).resolves.toBe(2);
       expect(consoleErrors).toEqual([]);
       await context.close();
     },

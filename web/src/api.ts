@@ -3,7 +3,7 @@
  * (generated from docs/openapi.yaml). Same origin, session cookie (HttpOnly, set by POST /auth/verify); the browser
  * adds the Origin header that the service's CSRF check wants on cookie-authenticated POSTs.
  */
-import { createTollgateClient, TollgateError, unwrap, type Schema } from '@tollgate/client';
+import { createTollgateClient, TollgateError, unwrap, type operations, type Schema } from '@tollgate/client';
 
 export { TollgateError as ApiError };
 
@@ -29,6 +29,7 @@ export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()([
   'subscription.renewed',
   'subscription.canceled',
   'subscription.expired',
+  'subscription.expiring',
   'api_key.created',
   'api_key.revoked',
   'webhook.test',
@@ -51,6 +52,19 @@ export type SaveWebhook = Omit<Schema<'SaveWebhookDto'>, Defaulted> &
 export type DeliveryResult = Schema<'DeliveryResultDto'>;
 export type WebhookAttempt = Schema<'WebhookAttemptDto'>;
 export type Plan = Schema<'PlanDto'>;
+export type TollgateEvent = Schema<'EventDto'>;
+export type EventType = TollgateEvent['type'];
+/** Every type GET /events lists, in the order the Events tab's filter offers them. */
+export const EVENT_TYPES = membersOf<EventType>()([
+  'subscription.renewed',
+  'subscription.expiring',
+  'subscription.canceled',
+  'subscription.expired',
+  'api_key.created',
+  'api_key.revoked',
+  'webhook.test',
+]);
+type EventQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
 const client = createTollgateClient({ baseUrl: window.location.origin, credentials: 'same-origin' });
 
@@ -122,6 +136,12 @@ export const api = {
   testWebhook: (id: string) => call(client.POST('/webhooks/test', { body: { id } })),
   deliveries: (webhookId: string) =>
     call(client.GET('/webhooks/deliveries', { params: { query: { webhookId } } })),
+  /** One page of events, newest first, and the cursor of the next page when there is one. */
+  events: async (query: EventQuery) => {
+    const pending = client.GET('/events', { params: { query } });
+    const items = await call(pending);
+    return { items, next: (await pending).response.headers.get('x-next-cursor') ?? undefined };
+  },
   retryDelivery: (id: string) =>
     call(client.POST('/webhooks/deliveries/{id}/retry', { params: { path: { id } } })),
 };

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, onSessionLost, type Plan, type Session } from './api';
 import { ApiKeysPanel } from './panels/api-keys';
+import { EventsList } from './panels/events';
 import { OperatorsPanel } from './panels/operators';
 import { SubscriptionManager } from './panels/subscription';
 import { WebhooksPanel } from './panels/webhooks';
@@ -8,11 +9,12 @@ import { Button, Loading, Notice, shortAddress, useAction } from './ui';
 import { SignIn } from './sign-in';
 import { endedAlready, SignOutEverywhere } from './sign-out';
 
-type Tab = 'subscription' | 'keys' | 'webhooks' | 'operators';
+type Tab = 'subscription' | 'keys' | 'webhooks' | 'events' | 'operators';
 const TAB_LABEL: Record<Tab, string> = {
   subscription: 'Subscription',
   keys: 'API keys',
   webhooks: 'Webhooks',
+  events: 'Events',
   operators: 'Operators',
 };
 
@@ -67,6 +69,7 @@ function Dashboard(props: { session: Session; signedInNow: boolean; onSignedOut(
     'subscription',
     'keys',
     'webhooks',
+    'events',
     ...(session.operator ? (['operators'] as const) : []),
   ];
 
@@ -123,6 +126,7 @@ function Dashboard(props: { session: Session; signedInNow: boolean; onSignedOut(
           )}
           {tab === 'keys' && <ApiKeysPanel heldScopes={session.scopes} />}
           {tab === 'webhooks' && <WebhooksPanel />}
+          {tab === 'events' && <EventsList operator={session.operator} />}
           {tab === 'operators' && <OperatorsPanel payer={session.address} plan={plan} />}
         </section>
       </main>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Plan } from '../api';
 import { Button, ErrorNote, useAction } from '../ui';
+import { EventsList } from './events';
 import { SubscriptionManager } from './subscription';
 
 /** Operators (OPERATOR_ADDRESSES) may read and manage any address's subscription. */
@@ -68,6 +69,7 @@ export function OperatorsPanel({ payer, plan }: { payer: string; plan?: Plan }) 
           plan={plan}
         />
       )}
+      {address && <EventsList key={address} address={address} operator title="Customer's events" />}
     </div>
   );
 }
