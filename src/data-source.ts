@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-keys/api-key.entity.js';
+import { ApiKeyUsageDailyEntity } from './api-keys/api-key-usage-daily.entity.js';
 import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
 import { RevokedTokenEntity } from './auth/revoked-token.entity.js';
 import { SessionCutoffEntity } from './auth/session-cutoff.entity.js';
@@ -23,6 +24,7 @@ import { dataSourceOptions } from './database/data-source.js';
  */
 const ENTITIES: Array<new () => unknown> = [
   ApiKeyEntity,
+  ApiKeyUsageDailyEntity,
   ConsumedChallengeEntity,
   RevokedTokenEntity,
   SessionCutoffEntity,

@@ -51,6 +51,7 @@ describe('API keys', () => {
       prefix: created.key.slice(0, 10),
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       createdBy: { type: 'session', id: sessionId(owner.token) },
+      expiresAt: null,
     });
     const session = await api.get('/auth/session', { token: created.key });
     expect(session.status).toBe(200);
@@ -98,6 +99,8 @@ describe('API keys', () => {
       revoked: false,
       revokedAt: null,
       createdBy: { type: 'session', id: sessionId(wallet.token) },
+      expiresAt: null,
+      expired: false,
     });
     expect(list.body[1]).toMatchObject({ id: first.id, revoked: true, revokedAt: expect.any(String) });
     expect(list.text).not.toContain(second.key);

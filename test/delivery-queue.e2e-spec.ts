@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Database } from '../src/database/database.service.js';
+import { DatabaseAvailability } from '../src/database/database-availability.js';
 import { runMigrations } from '../src/database/migrate.js';
 import type { DeliveryOutcome } from '../src/webhooks/delivery/guarded-http.client.js';
 import type { ClaimedDelivery } from '../src/webhooks/delivery/queue/delivery-queue.js';
@@ -62,7 +63,7 @@ describe('PostgresDeliveryQueue', () => {
   });
   beforeEach(async () => {
     await truncateAll(pool.options.connectionString!);
-    queue = new PostgresDeliveryQueue(new Database(pool));
+    queue = new PostgresDeliveryQueue(new Database(pool, new DatabaseAvailability()));
     const { rows } = await pool.query<{ id: string }>(
       `INSERT INTO webhook_endpoints (owner_address, url, events, secret)
        VALUES ('0xabc', 'http://127.0.0.1:9/hook', ARRAY['*'], 'whsec_test') RETURNING id`,

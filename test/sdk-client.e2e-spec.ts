@@ -134,6 +134,10 @@ describe('@tollgate/client against the service', () => {
     expect(revoked).toMatchObject({ id: first.id, revoked: true });
     const refused = await unwrap(asReader.GET('/subscriptions/status')).catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 401, code: 'api_key_revoked' });
+
+    const usage = await unwrap(asOwner.GET('/api-keys/{id}/usage', { params: { path: { id: second.id } } }));
+    expect(usage.days).toHaveLength(30);
+    expect(usage.days[0]!.requests).toBe(1);
   });
 
   it('configures a webhook, gets a delivery verified by verifyWebhook, re-sends it, then deletes the webhook', async () => {

@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (the key is shown once).
-         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
+         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (same operation as POST /api-keys).
-         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
+         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
          */
         post: operations["createApiKeyViaCreatePath"];
         delete?: never;
@@ -52,7 +52,7 @@ export interface paths {
         };
         /**
          * The caller's API keys, newest first, revoked ones included. Never the secret key.
-         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use (written at most once a minute) and revocation. Without `limit` or `cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.
+         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use, expiry and revocation. `lastUsedAt` is current for the requests the answering instance served and at most 10 s behind for those other instances served (use is counted in memory and written every 10 s). Without `limit` or `cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -74,9 +74,29 @@ export interface paths {
         put?: never;
         /**
          * Revoke one of the caller's API keys: refused from the very next request, on every instance.
-         * @description Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are not revoked by anything but their own revocation (signing out everywhere ends sessions, not keys). Revoking an already revoked key answers 200 with the original revocation time.
+         * @description Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are revoked only by their own revocation, or by signing out everywhere with `revokeKeys`. Revoking an already revoked key answers 200 with the original revocation time.
          */
         post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-keys/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests one of the caller's API keys authenticated per UTC day, over the last 30 days (addition).
+         * @description Counts are kept without a database write per request: each instance counts in memory and adds its counts to the stored ones every 10 s and when it stops. The answer includes what the answering instance has not written yet, so its own requests count at once; those other instances served show within 10 s. An instance that crashes loses at most the last 10 s of its counts. Revoked and expired keys keep their history. Another wallet's key, or an unknown id, is 404.
+         */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -114,7 +134,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out everywhere: end every session of the caller's wallet, on every instance (addition).
-         * @description Every session token of the wallet issued until now, this one included, is refused (401 `token_revoked`) from its next request on, on every instance; the cookie is cleared. Signing in again afterwards works as usual. API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials; review them in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. Needs a session: an API key cannot sign its wallet out.
+         * @description Every session token of the wallet issued before the answer, this one included, is refused (401 `token_revoked`) from its next request on, on every instance, however close in time to a previous sign-out (tokens carry the wallet's session generation, `gen`); the cookie is cleared. Signing in again afterwards works at once. By default API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials. With `{"revokeKeys": true}` (addition) the keys created by a session of the wallet, and the keys those keys created, are revoked in the same transaction, each with its `api_key.revoked` event; keys created otherwise stay. Without it, review the keys in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. A key being created by a request authenticated before the sign-out may commit after it and stay live: check the listing. Needs a session: an API key cannot sign its wallet out. The body is optional.
          */
         post: operations["logoutEverywhere"];
         delete?: never;
@@ -536,6 +556,17 @@ export interface components {
             /** @description The credential that created the key (addition), to review what a session or a key made. Null for keys created before this was recorded. */
             createdBy: components["schemas"]["ApiKeyCreatorDto"] | (never | null);
             /**
+             * @description Whether `expiresAt` has passed (addition).
+             * @example false
+             */
+            expired: boolean;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `api_key_expired`); null: it never expires (addition).
+             * @example null
+             */
+            expiresAt: string | null;
+            /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
              */
@@ -549,7 +580,7 @@ export interface components {
             last4: string;
             /**
              * Format: date-time
-             * @description Last time the key authenticated a request (updated at most once a minute).
+             * @description Last time the key authenticated a request: current for requests this instance served, at most 10 s behind for those other instances served.
              * @example 2026-11-22T02:00:00.000Z
              */
             lastUsedAt: string | null;
@@ -576,6 +607,12 @@ export interface components {
              */
             createdAt: string;
             /**
+             * Format: date-time
+             * @description When the key stops working; null: it never expires.
+             * @example 2027-02-22T01:30:00.000Z
+             */
+            expiresAt: string | null;
+            /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
              */
@@ -599,6 +636,46 @@ export interface components {
              */
             scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
         };
+        ApiKeyExpiredEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the key expired (its `expiresAt`).
+             * @example 2027-02-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.expired
+             * @enum {string}
+             */
+            type: "api_key.expired";
+        };
+        ApiKeyExpiringEventDto: {
+            data: components["schemas"]["ApiKeyEventDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the notice was recorded (`data.expiresAt` says when the key stops working).
+             * @example 2027-02-15T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example api_key.expiring
+             * @enum {string}
+             */
+            type: "api_key.expiring";
+        };
         ApiKeyRevokedEventDto: {
             data: components["schemas"]["ApiKeyEventDataDto"];
             /**
@@ -619,6 +696,28 @@ export interface components {
              */
             type: "api_key.revoked";
         };
+        ApiKeyUsageDayDto: {
+            /**
+             * Format: date
+             * @description A UTC day.
+             * @example 2026-11-25
+             */
+            day: string;
+            /**
+             * @description Requests the key authenticated that day.
+             * @example 12
+             */
+            requests: number;
+        };
+        ApiKeyUsageDto: {
+            /** @description Today (UTC) and the 29 days before, newest first; days without requests count 0. */
+            days: components["schemas"]["ApiKeyUsageDayDto"][];
+            /**
+             * Format: uuid
+             * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
+             */
+            id: string;
+        };
         CancelSubscriptionDto: {
             /**
              * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
@@ -633,6 +732,12 @@ export interface components {
             immediate?: boolean;
         };
         CreateApiKeyDto: {
+            /**
+             * Format: date-time
+             * @description When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key never expires, as the interface says.
+             * @example 2027-02-22T01:30:00.000Z
+             */
+            expiresAt?: string;
             /**
              * @description Free-text name of the key: one line, no control characters.
              * @example billing backend
@@ -654,6 +759,12 @@ export interface components {
             createdAt: string;
             /** @description The credential that created the key (addition), to review what a session or a key made. */
             createdBy: components["schemas"]["ApiKeyCreatorDto"];
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `api_key_expired`); null: it never expires (addition).
+             * @example null
+             */
+            expiresAt: string | null;
             /**
              * Format: uuid
              * @example 5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90
@@ -862,7 +973,7 @@ export interface components {
              * @example subscription.expiring
              * @enum {string}
              */
-            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring";
+            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired";
         };
         FieldProblemDto: {
             /**
@@ -901,15 +1012,28 @@ export interface components {
              */
             status: "ok";
         };
+        LogoutEverywhereRequestDto: {
+            /**
+             * @description Also revoke every live API key created by a session of this wallet (`createdBy.type = session`), and the keys those keys created, in the same transaction (addition). Keys created otherwise stay.
+             * @default false
+             * @example true
+             */
+            revokeKeys?: boolean;
+        };
         LogoutEverywhereResponseDto: {
             /**
              * Format: date-time
-             * @description Every session token of the wallet issued at or before this moment is refused from now on.
+             * @description When the wallet signed out everywhere. Every session token of the wallet issued before this answer, the calling one included, is refused from now on, however close in time.
              * @example 2026-11-22T03:00:00.000Z
              */
             notBefore: string;
             /** @example true */
             revoked: boolean;
+            /**
+             * @description How many API keys were revoked with `revokeKeys` (each with its `api_key.revoked` event); 0 without it.
+             * @example 0
+             */
+            revokedKeys: number;
         };
         LogoutResponseDto: {
             /** @example true */
@@ -1069,7 +1193,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
+            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1109,7 +1233,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1657,7 +1781,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1771,7 +1895,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1781,12 +1905,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1796,7 +1920,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1847,6 +1971,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     createApiKeyViaCreatePath: {
@@ -1875,7 +2014,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1885,12 +2024,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1900,7 +2039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -1951,6 +2090,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listApiKeys: {
@@ -1997,7 +2151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2007,7 +2161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2028,6 +2182,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -2071,7 +2240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2081,7 +2250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2147,6 +2316,109 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The key id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key id and one entry per day, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyUsageDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `api_key_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "api_key_not_found";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logout: {
@@ -2171,7 +2443,7 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutResponseDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2181,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2202,6 +2474,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     logoutEverywhere: {
@@ -2214,7 +2501,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutEverywhereRequestDto"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -2225,7 +2516,22 @@ export interface operations {
                     "application/json": components["schemas"]["LogoutEverywhereResponseDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2235,7 +2541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2255,7 +2561,52 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     requestNonce: {
@@ -2330,6 +2681,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSession: {
@@ -2354,7 +2720,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentSessionDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2364,7 +2730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2385,6 +2751,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     verifySignature: {
@@ -2476,6 +2857,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listEvents: {
@@ -2486,7 +2882,7 @@ export interface operations {
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring")[];
+                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
                 /** @description Only events at or after this instant (ISO 8601 with a time zone). */
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */
@@ -2530,7 +2926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2540,7 +2936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2561,6 +2957,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getHealth: {
@@ -2698,7 +3109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2708,7 +3119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2789,6 +3200,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionHistory: {
@@ -2837,7 +3263,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2847,7 +3273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -2868,6 +3294,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     getSubscriptionPlan: {
@@ -2966,7 +3407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2976,7 +3417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3057,7 +3498,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
-            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`. */
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `payment_chain_unavailable`, `payment_chain_mismatch`, `database_unavailable`. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3067,7 +3508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "payment_chain_unavailable" | "payment_chain_mismatch";
+                            code: "payment_chain_unavailable" | "payment_chain_mismatch" | "database_unavailable";
                         };
                     };
                 };
@@ -3114,7 +3555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3124,7 +3565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3145,6 +3586,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhooks: {
@@ -3169,7 +3625,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDto"][];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3179,7 +3635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3200,6 +3656,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     saveWebhook: {
@@ -3243,7 +3714,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3253,7 +3724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3319,6 +3790,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -3367,7 +3853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3377,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3413,6 +3899,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     retryWebhookDelivery: {
@@ -3440,7 +3941,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResultDto"];
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3450,7 +3951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3501,6 +4002,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     testWebhook: {
@@ -3544,7 +4060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3554,7 +4070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3620,6 +4136,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -3645,7 +4176,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`. */
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3655,7 +4186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked";
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
                         };
                     };
                 };
@@ -3691,6 +4222,21 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
         };
     };
 }

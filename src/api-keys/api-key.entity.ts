@@ -10,6 +10,9 @@ import type { Scope } from '../auth/scopes.js';
 @Check('ck_api_keys_owner_lowercase', `owner_address = lower(owner_address)`)
 @Check('ck_api_keys_scopes_not_empty', `cardinality(scopes) > 0`)
 @Check('ck_api_keys_one_creator', `created_by_key_id IS NULL OR created_by_session IS NULL`)
+@Index('ix_api_keys_expiry_pending', ['expiresAt'], {
+  where: 'expires_at IS NOT NULL AND expired_notified_at IS NULL AND revoked_at IS NULL',
+})
 export class ApiKeyEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -55,4 +58,16 @@ export class ApiKeyEntity {
   /** The id (`jti`) of the session token that created this key, or null. Both null: created before this was kept. */
   @Column({ name: 'created_by_session', type: 'uuid', nullable: true })
   createdBySession: string | null;
+
+  /** When the key stops working (401 `api_key_expired`), or null: it never expires. Fixed at creation. */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  /** When `api_key.expiring` was recorded for it: set once, by the statement that claims the notice. */
+  @Column({ name: 'expiring_notified_at', type: 'timestamptz', nullable: true })
+  expiringNotifiedAt: Date | null;
+
+  /** When `api_key.expired` was recorded for it: set once, by the statement that claims the notice. */
+  @Column({ name: 'expired_notified_at', type: 'timestamptz', nullable: true })
+  expiredNotifiedAt: Date | null;
 }

@@ -14,8 +14,9 @@ import { ApiKeyLookup } from './api-key-lookup.service.js';
 
 /**
  * passport-custom strategy 'api-key', for `Authorization: Bearer tg_…` (it claims that shape in CredentialRoutes, so
- * the access guard sends it nothing else). A key of the wrong shape or checksum is refused before any database work; a well-formed one is
- * looked up by its SHA-256 digest (computed on every request: the plaintext key is never kept).
+ * the access guard sends it nothing else). A key of the wrong shape or checksum is refused before any database
+ * work; a well-formed one is looked up by its SHA-256 digest (computed on every request: the plaintext key is never
+ * kept). Each use is counted (ApiKeyUsageTracker).
  */
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
@@ -39,6 +40,8 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     const key = await this.lookup.find(digestApiKey(token), request.cacheTicket);
     if (!key) throw AuthErrors.invalidApiKey();
     if (key.revokedAt) throw AuthErrors.apiKeyRevoked();
+    // The cached key carries its expiry, so every instance refuses it from that moment on, with no invalidation.
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw AuthErrors.apiKeyExpired();
     this.usage.touch(key.id);
     return {
       address: checksumAddress(key.ownerAddress),

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
 import { ApiPagedResponse, pageRequest, PageQueryDto, sendPage } from '../common/pagination/cursor-page.js';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
@@ -8,10 +8,12 @@ import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator
 import type { Principal } from '../auth/principal.js';
 import { ROUTE_SCOPES } from '../auth/scopes.js';
 import type { ApiKeyRecord } from './api-keys.repository.js';
-import { ApiKeysService } from './api-keys.service.js';
+import { ApiKeyErrors } from './api-keys.errors.js';
+import { ApiKeysService, USAGE_DAYS } from './api-keys.service.js';
 import {
   ApiKeyCreatorDto,
   ApiKeyDto,
+  ApiKeyUsageDto,
   CreateApiKeyDto,
   CreatedApiKeyDto,
   RevokeApiKeyDto,
@@ -19,7 +21,9 @@ import {
 } from './dto/api-key.dto.js';
 
 const CREATE_DESCRIPTION =
-  'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. Keys do not expire; revoke them with POST /api-keys/revoke. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
+  'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function creatorDto(record: ApiKeyRecord): ApiKeyCreatorDto | null {
   if (record.createdByKeyId) return { type: 'api_key', id: record.createdByKeyId };
@@ -39,6 +43,8 @@ function toDto(record: ApiKeyRecord): ApiKeyDto {
     revoked: record.revokedAt !== null,
     revokedAt: record.revokedAt?.toISOString() ?? null,
     createdBy: creatorDto(record),
+    expiresAt: record.expiresAt?.toISOString() ?? null,
+    expired: record.expiresAt !== null && record.expiresAt.getTime() <= Date.now(),
   };
 }
 
@@ -59,7 +65,7 @@ export class ApiKeysController {
     type: CreatedApiKeyDto,
     description: 'The new key, with the full secret (shown this once).',
   })
-  @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 403: ['scope_not_held'] })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_json', 'invalid_expiry'], 403: ['scope_not_held'] })
   createApiKey(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
@@ -79,7 +85,7 @@ export class ApiKeysController {
     type: CreatedApiKeyDto,
     description: 'The new key, with the full secret (shown this once).',
   })
-  @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 403: ['scope_not_held'] })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_json', 'invalid_expiry'], 403: ['scope_not_held'] })
   createApiKeyViaCreatePath(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
@@ -93,9 +99,10 @@ export class ApiKeysController {
     operationId: 'listApiKeys',
     summary: "The caller's API keys, newest first, revoked ones included. Never the secret key.",
     description:
-      'Each key with its label, scopes, display prefix and last four characters, creation, last use (written at ' +
-      'most once a minute) and revocation. Without `limit` or `cursor`, every key; with either, one page ' +
-      '(cursor pagination, addition): see `X-Next-Cursor`.',
+      'Each key with its label, scopes, display prefix and last four characters, creation, last use, expiry and ' +
+      'revocation. `lastUsedAt` is current for the requests the answering instance served and at most 10 s behind ' +
+      'for those other instances served (use is counted in memory and written every 10 s). Without `limit` or ' +
+      '`cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.',
   })
   @ApiPagedResponse({ type: ApiKeyDto, description: "The caller's keys, newest first." })
   @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'] })
@@ -109,6 +116,30 @@ export class ApiKeysController {
     return sendPage(reply, 'api_keys', await this.apiKeys.listPage(principal, page)).map(toDto);
   }
 
+  @Get(':id/usage')
+  @Authenticated({ scopes: ROUTE_SCOPES.full })
+  @ApiOperation({
+    operationId: 'getApiKeyUsage',
+    summary: `Requests one of the caller's API keys authenticated per UTC day, over the last ${USAGE_DAYS} days (addition).`,
+    description:
+      'Counts are kept without a database write per request: each instance counts in memory and adds its counts to ' +
+      'the stored ones every 10 s and when it stops. The answer includes what the answering instance has not ' +
+      'written yet, so its own requests count at once; those other instances served show within 10 s. An instance ' +
+      'that crashes loses at most the last 10 s of its counts. Revoked and expired keys keep their history. ' +
+      "Another wallet's key, or an unknown id, is 404.",
+  })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The key id.' })
+  @ApiOkResponse({ type: ApiKeyUsageDto, description: 'The key id and one entry per day, newest first.' })
+  @ApiErrors({ 404: ['api_key_not_found'] })
+  async getApiKeyUsage(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<ApiKeyUsageDto> {
+    // An id that is not a UUID names no key; answering 404 keeps it away from the uuid column.
+    if (!UUID.test(id)) throw ApiKeyErrors.notFound();
+    return this.apiKeys.usageOf(principal, id.toLowerCase());
+  }
+
   @Post('revoke')
   @HttpCode(HttpStatus.OK)
   @Authenticated({ scopes: ROUTE_SCOPES.full })
@@ -116,7 +147,7 @@ export class ApiKeysController {
     operationId: 'revokeApiKey',
     summary: "Revoke one of the caller's API keys: refused from the very next request, on every instance.",
     description:
-      'Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are not revoked by anything but their own revocation (signing out everywhere ends sessions, not keys). Revoking an already revoked key answers 200 with the original revocation time.',
+      'Revoking a key also revokes, in the same transaction, every key it created, directly or through other keys (`createdBy.type = api_key`): a key minted with a stolen key dies with it. Keys created by a wallet session are revoked only by their own revocation, or by signing out everywhere with `revokeKeys`. Revoking an already revoked key answers 200 with the original revocation time.',
   })
   @ApiOkResponse({ type: RevokedApiKeyDto, description: 'The key is revoked.' })
   @ApiErrors({ 400: ['validation_failed'], 404: ['api_key_not_found'] })
@@ -134,7 +165,12 @@ export class ApiKeysController {
   }
 
   private async create(principal: Principal, body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
-    const { record, key } = await this.apiKeys.create(principal, body.label, body.scopes);
+    const { record, key } = await this.apiKeys.create(
+      principal,
+      body.label,
+      body.scopes,
+      body.expiresAt === undefined ? undefined : new Date(body.expiresAt),
+    );
     return {
       id: record.id,
       key,
@@ -143,6 +179,7 @@ export class ApiKeysController {
       prefix: record.prefix,
       createdAt: record.createdAt.toISOString(),
       createdBy: creatorDto(record)!,
+      expiresAt: record.expiresAt?.toISOString() ?? null,
     };
   }
 }

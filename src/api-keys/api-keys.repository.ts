@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import {
-  pageParameters,
-  pageSql,
-  toPage,
-  type Page,
-  type PagePosition,
-  type PageRequest,
-} from '../common/pagination/cursor-page.js';
+import { toPage, type Page, type PagePosition, type PageRequest } from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
+import { empty, raw, sql } from '../database/sql.js';
+import type { ApiKeyUsageDailyEntity } from './api-key-usage-daily.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
 const RECORD = [
@@ -23,9 +18,10 @@ const RECORD = [
   'revokedAt',
   'createdByKeyId',
   'createdBySession',
+  'expiresAt',
 ] as const satisfies readonly (keyof ApiKeyEntity)[];
 
-/** A key as its owner sees it: every column but the digest. */
+/** A key as its owner sees it: every column but the digest and the sweep's bookkeeping. */
 export type ApiKeyRecord = Pick<ApiKeyEntity, (typeof RECORD)[number]>;
 
 const CREDENTIAL = [
@@ -33,6 +29,7 @@ const CREDENTIAL = [
   'ownerAddress',
   'scopes',
   'revokedAt',
+  'expiresAt',
 ] as const satisfies readonly (keyof ApiKeyEntity)[];
 
 /** What verifying a presented key needs, and nothing more. */
@@ -40,14 +37,21 @@ export type ApiKeyCredential = Pick<ApiKeyEntity, (typeof CREDENTIAL)[number]>;
 
 export type NewApiKey = Pick<
   ApiKeyEntity,
-  'ownerAddress' | 'label' | 'scopes' | 'keyDigest' | 'prefix' | 'last4'
+  'ownerAddress' | 'label' | 'scopes' | 'keyDigest' | 'prefix' | 'last4' | 'expiresAt'
 > & {
   /** The credential creating it: an API key's id, or a session token's id (`jti`). */
   createdBy: { keyId: string } | { session: string };
+  /** Its `api_key.expiring` event is recorded with its creation (it expires within the notice period). */
+  expiringNotified: boolean;
 };
 
-const COLUMNS = selectList(ApiKeyEntity, RECORD);
-const CREDENTIAL_COLUMNS = selectList(ApiKeyEntity, CREDENTIAL);
+/** Requests per UTC day (`YYYY-MM-DD`), as counted in memory or stored. */
+export type DailyCounts = Map<string, number>;
+
+export type StoredUsage = Pick<ApiKeyUsageDailyEntity, 'day'> & { requests: number };
+
+const COLUMNS = raw(selectList(ApiKeyEntity, RECORD));
+const CREDENTIAL_COLUMNS = raw(selectList(ApiKeyEntity, CREDENTIAL));
 
 @Injectable()
 export class ApiKeysRepository {
@@ -56,20 +60,13 @@ export class ApiKeysRepository {
   async insert(tx: SqlExecutor, key: NewApiKey): Promise<ApiKeyRecord> {
     const creatorKey = 'keyId' in key.createdBy ? key.createdBy.keyId : null;
     const creatorSession = 'session' in key.createdBy ? key.createdBy.session : null;
-    const { rows } = await tx.query<ApiKeyRecord>(
-      `INSERT INTO api_keys (owner_address, label, scopes, key_digest, prefix, last4, created_by_key_id,
-         created_by_session)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-      [
-        key.ownerAddress,
-        key.label,
-        key.scopes,
-        key.keyDigest,
-        key.prefix,
-        key.last4,
-        creatorKey,
-        creatorSession,
-      ],
+    const { rows } = await tx.run<ApiKeyRecord>(
+      sql`INSERT INTO api_keys (owner_address, label, scopes, key_digest, prefix, last4, created_by_key_id,
+            created_by_session, expires_at, expiring_notified_at)
+          VALUES (${key.ownerAddress}, ${key.label}, ${key.scopes}, ${key.keyDigest}, ${key.prefix}, ${key.last4},
+            ${creatorKey}, ${creatorSession}, ${key.expiresAt},
+            CASE WHEN ${key.expiringNotified}::boolean THEN now() END)
+          RETURNING ${COLUMNS}`,
     );
     return rows[0]!;
   }
@@ -80,38 +77,49 @@ export class ApiKeysRepository {
    * later waits for this transaction, then finds the new key among the creator's (see revokeDescendants).
    */
   async lockLiveCreator(tx: SqlExecutor, keyId: string): Promise<boolean> {
-    const { rowCount } = await tx.query(
-      `SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL FOR SHARE`,
-      [keyId],
+    const { rowCount } = await tx.run(
+      sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NULL FOR SHARE`,
     );
     return rowCount === 1;
   }
 
   /** Newest first, revoked ones included. */
   async listByOwner(ownerAddress: string): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.db.query<ApiKeyRecord>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE owner_address = $1 ORDER BY created_at DESC, id DESC`,
-      [ownerAddress],
+    const { rows } = await this.db.run<ApiKeyRecord>(
+      sql`SELECT ${COLUMNS} FROM api_keys WHERE owner_address = ${ownerAddress} ORDER BY created_at DESC, id DESC`,
     );
     return rows;
   }
 
-  /** One page of `listByOwner`. */
+  /** One page of `listByOwner`: keyset pagination on (created_at, id), as `pageSql` describes. */
   async listPageByOwner(ownerAddress: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
-    const sql = pageSql('created_at', 'id', 'uuid', 2);
-    const { rows } = await this.db.query<ApiKeyRecord & { position: PagePosition }>(
-      `SELECT ${COLUMNS}, ${sql.select} FROM api_keys WHERE owner_address = $1 AND ${sql.where}
-       ORDER BY created_at DESC, id DESC ${sql.limit}`,
-      [ownerAddress, ...pageParameters(page)],
+    const after = page.after
+      ? sql`AND (created_at, id) <
+              (timestamptz 'epoch' + ${page.after.micros}::bigint * interval '1 microsecond', ${page.after.tiebreaker}::uuid)`
+      : empty;
+    const { rows } = await this.db.run<ApiKeyRecord & { position: PagePosition }>(
+      sql`SELECT ${COLUMNS},
+                 json_build_object('micros', (extract(epoch FROM created_at) * 1000000)::bigint::text,
+                   'tiebreaker', id::text) AS position
+          FROM api_keys WHERE owner_address = ${ownerAddress} ${after}
+          ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`,
     );
     return toPage(rows, page.limit);
   }
 
+  /** The owner's key, or undefined when it does not exist or belongs to someone else. */
+  async findOwned(ownerAddress: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const { rows } = await this.db.run<ApiKeyRecord>(
+      sql`SELECT ${COLUMNS} FROM api_keys WHERE id = ${id} AND owner_address = ${ownerAddress}`,
+    );
+    return rows[0];
+  }
+
   /** One lookup through the unique digest index. */
   async findByDigest(digest: Buffer): Promise<ApiKeyCredential | undefined> {
-    const { rows } = await this.db.query<ApiKeyCredential>(
-      `SELECT ${CREDENTIAL_COLUMNS} FROM api_keys WHERE key_digest = $1`,
-      [digest],
+    const { rows } = await this.db.runPrepared<ApiKeyCredential>(
+      'tollgate_api_key_by_digest',
+      sql`SELECT ${CREDENTIAL_COLUMNS} FROM api_keys WHERE key_digest = ${digest}`,
     );
     return rows[0];
   }
@@ -125,20 +133,29 @@ export class ApiKeysRepository {
     ownerAddress: string,
     id: string,
   ): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
-    const updated = await tx.query<ApiKeyRecord>(
-      `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND owner_address = $2 AND revoked_at IS NULL
-       RETURNING ${COLUMNS}`,
-      [id, ownerAddress],
+    const updated = await tx.run<ApiKeyRecord>(
+      sql`UPDATE api_keys SET revoked_at = now()
+          WHERE id = ${id} AND owner_address = ${ownerAddress} AND revoked_at IS NULL
+          RETURNING ${COLUMNS}`,
     );
     const record =
       updated.rows[0] ??
       (
-        await tx.query<ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND owner_address = $2`, [
-          id,
-          ownerAddress,
-        ])
+        await tx.run<ApiKeyRecord>(
+          sql`SELECT ${COLUMNS} FROM api_keys WHERE id = ${id} AND owner_address = ${ownerAddress}`,
+        )
       ).rows[0];
     return record && { record, changed: updated.rowCount === 1 };
+  }
+
+  /** Revokes every live key of the owner that a wallet session created (not those created by keys). */
+  async revokeCreatedBySessions(tx: SqlExecutor, ownerAddress: string): Promise<ApiKeyRecord[]> {
+    const { rows } = await tx.run<ApiKeyRecord>(
+      sql`UPDATE api_keys SET revoked_at = now()
+          WHERE owner_address = ${ownerAddress} AND created_by_session IS NOT NULL AND revoked_at IS NULL
+          RETURNING ${COLUMNS}`,
+    );
+    return rows;
   }
 
   /**
@@ -151,30 +168,104 @@ export class ApiKeysRepository {
   async revokeDescendants(tx: SqlExecutor, id: string): Promise<ApiKeyRecord[]> {
     const revoked: ApiKeyRecord[] = [];
     for (;;) {
-      const { rows } = await tx.query<ApiKeyRecord>(
-        `WITH RECURSIVE tree(id) AS (
-           SELECT id FROM api_keys WHERE created_by_key_id = $1
-           UNION
-           SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id
-         )
-         UPDATE api_keys SET revoked_at = now()
-         WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
-         RETURNING ${COLUMNS}`,
-        [id],
+      const { rows } = await tx.run<ApiKeyRecord>(
+        sql`WITH RECURSIVE tree(id) AS (
+              SELECT id FROM api_keys WHERE created_by_key_id = ${id}
+              UNION
+              SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id
+            )
+            UPDATE api_keys SET revoked_at = now()
+            WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
+            RETURNING ${COLUMNS}`,
       );
       if (rows.length === 0) return revoked;
       revoked.push(...rows);
     }
   }
 
-  /** Writes last-use times in one statement, never moving a time backwards. */
-  async recordLastUse(uses: ReadonlyMap<string, Date>): Promise<void> {
-    if (uses.size === 0) return;
-    await this.db.query(
-      `UPDATE api_keys AS k SET last_used_at = u.used_at
-       FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
-       WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
-      [[...uses.keys()], [...uses.values()]],
+  /**
+   * Claims up to `limit` live keys whose expiry is within `noticeHours` but still ahead and whose
+   * `api_key.expiring` was not recorded: the claim is the UPDATE, so of several sweeping instances exactly one
+   * records each key's notice (in `tx`, with the event). Locked rows are skipped, not waited for.
+   */
+  async claimExpiring(tx: SqlExecutor, noticeHours: number, limit: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await tx.run<ApiKeyRecord>(
+      sql`UPDATE api_keys SET expiring_notified_at = now()
+          WHERE id IN (
+            SELECT id FROM api_keys
+            WHERE expires_at IS NOT NULL AND expired_notified_at IS NULL AND revoked_at IS NULL
+              AND expiring_notified_at IS NULL
+              AND expires_at > now() AND expires_at <= now() + make_interval(hours => ${noticeHours})
+            ORDER BY expires_at LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING ${COLUMNS}`,
     );
+    return rows;
+  }
+
+  /** As `claimExpiring`, for live keys whose expiry has passed and whose `api_key.expired` was not recorded. */
+  async claimExpired(tx: SqlExecutor, limit: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await tx.run<ApiKeyRecord>(
+      sql`UPDATE api_keys SET expired_notified_at = now()
+          WHERE id IN (
+            SELECT id FROM api_keys
+            WHERE expires_at IS NOT NULL AND expired_notified_at IS NULL AND revoked_at IS NULL
+              AND expires_at <= now()
+            ORDER BY expires_at LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED
+          )
+          RETURNING ${COLUMNS}`,
+    );
+    return rows;
+  }
+
+  /**
+   * Adds counted requests to the daily totals and moves last-use times forward, in one statement. Keys that no
+   * longer exist (deleted by hand) are skipped rather than failing the batch.
+   */
+  async recordUsage(
+    counts: ReadonlyMap<string, DailyCounts>,
+    lastUse: ReadonlyMap<string, Date>,
+  ): Promise<void> {
+    const ids: string[] = [];
+    const days: string[] = [];
+    const requests: number[] = [];
+    for (const [id, perDay] of counts) {
+      for (const [day, count] of perDay) {
+        ids.push(id);
+        days.push(day);
+        requests.push(count);
+      }
+    }
+    await this.db.run(
+      sql`WITH counted AS (
+            INSERT INTO api_key_usage_daily (key_id, day, count)
+            SELECT u.id, u.day, u.count
+            FROM unnest(${ids}::uuid[], ${days}::date[], ${requests}::bigint[]) AS u(id, day, count)
+            WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = u.id)
+            ON CONFLICT (key_id, day) DO UPDATE SET count = api_key_usage_daily.count + EXCLUDED.count
+          )
+          UPDATE api_keys AS k SET last_used_at = u.used_at
+          FROM unnest(${[...lastUse.keys()]}::uuid[], ${[...lastUse.values()]}::timestamptz[]) AS u(id, used_at)
+          WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
+    );
+  }
+
+  /** The stored daily counts of a key from `since` (a UTC day) on. */
+  async usageSince(keyId: string, since: string): Promise<StoredUsage[]> {
+    const { rows } = await this.db.run<StoredUsage>(
+      sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, count::float8 AS requests FROM api_key_usage_daily
+          WHERE key_id = ${keyId} AND day >= ${since}::date`,
+    );
+    return rows;
+  }
+
+  /** Forgets daily counts older than `keepDays` days: no listing shows them. */
+  async purgeUsage(keepDays: number): Promise<number> {
+    const { rowCount } = await this.db.run(
+      sql`DELETE FROM api_key_usage_daily WHERE day < (now() AT TIME ZONE 'UTC')::date - ${keepDays}::int`,
+    );
+    return rowCount;
   }
 }

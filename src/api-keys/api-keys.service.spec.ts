@@ -1,6 +1,9 @@
 import type { Principal } from '../auth/principal.js';
+import type { SessionKeyRevocation } from '../auth/session-key-revocation.js';
+import type { AppConfig } from '../config/app-config.js';
 import type { Database } from '../database/database.service.js';
 import type { EventOutbox } from '../events/event-outbox.service.js';
+import type { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
 import type { ApiKeysRepository } from './api-keys.repository.js';
 import { ApiKeysService } from './api-keys.service.js';
 
@@ -14,15 +17,27 @@ const principal = (scopes: Principal['scopes']): Principal => ({
 
 describe('ApiKeysService scope rule', () => {
   // The check runs before any database work, so the collaborators are never reached.
-  const unreachable = {} as Database & ApiKeysRepository & EventOutbox;
-  const service = new ApiKeysService(unreachable, unreachable, unreachable);
+  const unreachable = {} as AppConfig &
+    Database &
+    ApiKeysRepository &
+    EventOutbox &
+    ApiKeyUsageTracker &
+    SessionKeyRevocation;
+  const service = new ApiKeysService(
+    unreachable,
+    unreachable,
+    unreachable,
+    unreachable,
+    unreachable,
+    unreachable,
+  );
 
   it.each([
     [['SUBSCRIPTIONS_MANAGE'], ['FULL']],
     [['READ_ONLY'], ['SUBSCRIPTIONS_MANAGE']],
     [['READ_ONLY'], ['READ_ONLY', 'FULL']],
   ] as const)('a caller holding %p cannot grant %p', async (held, requested) => {
-    await expect(service.create(principal(held), 'x', requested)).rejects.toMatchObject({
+    await expect(service.create(principal(held), 'x', requested, undefined)).rejects.toMatchObject({
       code: 'scope_not_held',
       status: 403,
     });

@@ -1,14 +1,23 @@
-import { Injectable } from '@nestjs/common';
-import { storageAddress } from '../common/address/wallet-address.js';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { storageAddress, type Address } from '../common/address/wallet-address.js';
 import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
-import { Database } from '../database/database.service.js';
+import { Database, type SqlExecutor } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
+import type { EventType } from '../events/event-types.js';
 import type { Principal } from '../auth/principal.js';
 import { heldScopes, type Scope } from '../auth/scopes.js';
+import { SessionKeyRevocation } from '../auth/session-key-revocation.js';
 import { generateApiKey } from './api-key-format.js';
+import { ApiKeyUsageTracker, utcDay } from './api-key-usage.tracker.js';
 import { ApiKeyErrors } from './api-keys.errors.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import { ApiKeysRepository, type ApiKeyRecord, type NewApiKey } from './api-keys.repository.js';
+
+/** Days of usage a key's usage answer covers, today included. */
+export const USAGE_DAYS = 30;
+const DAY_MS = 86_400_000;
 
 export interface CreatedApiKey {
   record: ApiKeyRecord;
@@ -20,6 +29,12 @@ export interface RevokedApiKeys {
   record: ApiKeyRecord;
   /** Keys created by it (directly or not) that this revocation revoked. */
   descendants: ApiKeyRecord[];
+}
+
+export interface ApiKeyUsage {
+  id: string;
+  /** Newest first: today (UTC) and the 29 days before, each with its request count. */
+  days: { day: string; requests: number }[];
 }
 
 /** Which credential is creating a key: the presenting API key, or the session token. */
@@ -37,22 +52,40 @@ function eventData(record: ApiKeyRecord): Record<string, unknown> {
     prefix: record.prefix,
     createdAt: record.createdAt.toISOString(),
     revokedAt: record.revokedAt?.toISOString() ?? null,
+    expiresAt: record.expiresAt?.toISOString() ?? null,
   };
 }
 
 /** Creating, listing and revoking a wallet's API keys; each change emits its event in the same transaction. */
 @Injectable()
-export class ApiKeysService {
+export class ApiKeysService implements OnModuleInit {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly db: Database,
     private readonly repository: ApiKeysRepository,
     private readonly outbox: EventOutbox,
+    private readonly usage: ApiKeyUsageTracker,
+    private readonly sessionKeys: SessionKeyRevocation,
   ) {}
 
-  async create(principal: Principal, label: string, scopes: readonly Scope[]): Promise<CreatedApiKey> {
+  onModuleInit(): void {
+    this.sessionKeys.register((tx, address) => this.revokeSessionKeys(tx, address));
+  }
+
+  async create(
+    principal: Principal,
+    label: string,
+    scopes: readonly Scope[],
+    expiresAt: Date | undefined,
+  ): Promise<CreatedApiKey> {
     const held = heldScopes(principal.scopes);
     const missing = scopes.filter((scope) => !held.has(scope));
     if (missing.length > 0) throw ApiKeyErrors.scopeNotHeld(missing);
+    const now = Date.now();
+    if (expiresAt) this.checkExpiry(expiresAt, now);
+    // A key that expires within the notice period gets its notice now: the sweep could come too late for it.
+    const expiringNotified =
+      expiresAt !== undefined && expiresAt.getTime() - now <= this.config.apiKeyExpiryNoticeHours * 3_600_000;
 
     const createdBy = creatorOf(principal);
     const generated = generateApiKey();
@@ -69,24 +102,48 @@ export class ApiKeysService {
         prefix: generated.prefix,
         last4: generated.last4,
         createdBy,
+        expiresAt: expiresAt ?? null,
+        expiringNotified,
       });
-      await this.outbox.record(tx, {
-        type: 'api_key.created',
-        address: principal.address,
-        data: eventData(inserted),
-        occurredAt: inserted.createdAt,
-      });
+      await this.emit(tx, 'api_key.created', inserted, inserted.createdAt);
+      if (expiringNotified) await this.emit(tx, 'api_key.expiring', inserted, inserted.createdAt);
       return inserted;
     });
     return { record, key: generated.key };
   }
 
-  list(principal: Principal): Promise<ApiKeyRecord[]> {
-    return this.repository.listByOwner(storageAddress(principal.address));
+  /** Newest first; `lastUsedAt` includes this instance's use not written yet. */
+  async list(principal: Principal): Promise<ApiKeyRecord[]> {
+    const { stored, unflushed } = await this.usage.withUnflushed(() =>
+      this.repository.listByOwner(storageAddress(principal.address)),
+    );
+    return stored.map((record) => withLastUse(record, unflushed.lastUse.get(record.id)));
   }
 
-  listPage(principal: Principal, page: PageRequest): Promise<Page<ApiKeyRecord>> {
-    return this.repository.listPageByOwner(storageAddress(principal.address), page);
+  async listPage(principal: Principal, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+    const { stored, unflushed } = await this.usage.withUnflushed(() =>
+      this.repository.listPageByOwner(storageAddress(principal.address), page),
+    );
+    return {
+      ...stored,
+      items: stored.items.map((record) => withLastUse(record, unflushed.lastUse.get(record.id))),
+    };
+  }
+
+  /** Requests per UTC day over the last USAGE_DAYS days, stored and not yet written by this instance. */
+  async usageOf(principal: Principal, id: string, now = Date.now()): Promise<ApiKeyUsage> {
+    const days = Array.from({ length: USAGE_DAYS }, (_, index) => utcDay(now - index * DAY_MS));
+    const { stored, unflushed } = await this.usage.withUnflushed(async () => {
+      const key = await this.repository.findOwned(storageAddress(principal.address), id);
+      return key && (await this.repository.usageSince(key.id, days.at(-1)!));
+    });
+    if (!stored) throw ApiKeyErrors.notFound();
+    const counted = new Map(stored.map((row) => [row.day, row.requests]));
+    const pending = unflushed.counts.get(id);
+    return {
+      id,
+      days: days.map((day) => ({ day, requests: (counted.get(day) ?? 0) + (pending?.get(day) ?? 0) })),
+    };
   }
 
   /**
@@ -100,14 +157,68 @@ export class ApiKeysService {
       if (!revoked) throw ApiKeyErrors.notFound();
       const descendants = await this.repository.revokeDescendants(tx, id);
       for (const record of [...(revoked.changed ? [revoked.record] : []), ...descendants]) {
-        await this.outbox.record(tx, {
-          type: 'api_key.revoked',
-          address: principal.address,
-          data: eventData(record),
-          occurredAt: record.revokedAt!,
-        });
+        await this.emit(tx, 'api_key.revoked', record, record.revokedAt!);
       }
       return { record: revoked.record, descendants };
     });
   }
+
+  /**
+   * "Sign out everywhere" with `revokeKeys`, in its transaction: the live keys the wallet's sessions created and
+   * every key those made, each with its `api_key.revoked` event. Returns how many were revoked.
+   */
+  async revokeSessionKeys(tx: SqlExecutor, address: Address): Promise<number> {
+    const direct = await this.repository.revokeCreatedBySessions(tx, storageAddress(address));
+    const revoked = [...direct];
+    for (const record of direct) revoked.push(...(await this.repository.revokeDescendants(tx, record.id)));
+    for (const record of revoked) await this.emit(tx, 'api_key.revoked', record, record.revokedAt!);
+    return revoked.length;
+  }
+
+  /**
+   * Records `api_key.expiring` for keys entering their notice period, then `api_key.expired` for keys whose
+   * expiry passed, at most `limit` of each, each key's notice exactly once however many instances sweep (the claim
+   * is an UPDATE in the event's transaction). Returns how many events were recorded.
+   */
+  async recordDueExpiryNotices(limit: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const expiring = await this.repository.claimExpiring(tx, this.config.apiKeyExpiryNoticeHours, limit);
+      for (const record of expiring) await this.emit(tx, 'api_key.expiring', record, new Date());
+      const expired = await this.repository.claimExpired(tx, limit);
+      for (const record of expired) await this.emit(tx, 'api_key.expired', record, record.expiresAt!);
+      return expiring.length + expired.length;
+    });
+  }
+
+  private checkExpiry(expiresAt: Date, now: number): void {
+    if (Number.isNaN(expiresAt.getTime())) throw ApiKeyErrors.invalidExpiry('expiresAt is not a valid time');
+    if (expiresAt.getTime() <= now) throw ApiKeyErrors.invalidExpiry('expiresAt must be in the future');
+    const maxDays = this.config.apiKeyMaxLifetimeDays;
+    if (maxDays !== undefined && expiresAt.getTime() - now > maxDays * DAY_MS) {
+      throw ApiKeyErrors.invalidExpiry(
+        `expiresAt must be at most ${maxDays} days ahead (API_KEY_MAX_LIFETIME_DAYS)`,
+        { maxLifetimeDays: maxDays },
+      );
+    }
+  }
+
+  private async emit(
+    tx: SqlExecutor,
+    type: EventType,
+    record: ApiKeyRecord,
+    occurredAt: Date,
+  ): Promise<void> {
+    await this.outbox.record(tx, {
+      type,
+      address: record.ownerAddress,
+      data: eventData(record),
+      occurredAt,
+    });
+  }
+}
+
+function withLastUse(record: ApiKeyRecord, unflushed: Date | undefined): ApiKeyRecord {
+  return unflushed && (!record.lastUsedAt || record.lastUsedAt < unflushed)
+    ? { ...record, lastUsedAt: unflushed }
+    : record;
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Inject, Post, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
@@ -11,6 +11,7 @@ import { Public } from './decorators/public.decorator.js';
 import { NonceRequestDto, NonceResponseDto } from './dto/nonce.dto.js';
 import {
   CurrentSessionDto,
+  LogoutEverywhereRequestDto,
   LogoutEverywhereResponseDto,
   LogoutResponseDto,
   SessionResponseDto,
@@ -113,17 +114,23 @@ export class AuthController {
     operationId: 'logoutEverywhere',
     summary: "Sign out everywhere: end every session of the caller's wallet, on every instance (addition).",
     description:
-      "Every session token of the wallet issued until now, this one included, is refused (401 `token_revoked`) from its next request on, on every instance; the cookie is cleared. Signing in again afterwards works as usual. API keys are not affected, including those created by the ended sessions: they are the integrator's production credentials; review them in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. Needs a session: an API key cannot sign its wallet out.",
+      'Every session token of the wallet issued before the answer, this one included, is refused (401 `token_revoked`) from its next request on, on every instance, however close in time to a previous sign-out (tokens carry the wallet\'s session generation, `gen`); the cookie is cleared. Signing in again afterwards works at once. By default API keys are not affected, including those created by the ended sessions: they are the integrator\'s production credentials. With `{"revokeKeys": true}` (addition) the keys created by a session of the wallet, and the keys those keys created, are revoked in the same transaction, each with its `api_key.revoked` event; keys created otherwise stay. Without it, review the keys in GET /api-keys/list (`createdBy`) and revoke the ones you do not recognise. A key being created by a request authenticated before the sign-out may commit after it and stay live: check the listing. Needs a session: an API key cannot sign its wallet out. The body is optional.',
   })
+  @ApiBody({ type: LogoutEverywhereRequestDto, required: false })
   @ApiOkResponse({ type: LogoutEverywhereResponseDto })
+  @ApiErrors({ 400: ['validation_failed', 'invalid_json'] })
   async logoutEverywhere(
     @CurrentPrincipal() principal: Principal,
+    @Body() body: LogoutEverywhereRequestDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LogoutEverywhereResponseDto> {
-    const notBefore = new Date();
-    await this.auth.logoutEverywhere(principal, notBefore);
+    const now = new Date();
+    const revokedKeys = await this.auth.logoutEverywhere(principal, {
+      revokeKeys: body.revokeKeys ?? false,
+      now,
+    });
     void reply.setCookie(SESSION_COOKIE, '', sessionCookieOptions(this.config.cookieSecure, 0));
-    return { revoked: true, notBefore: notBefore.toISOString() };
+    return { revoked: true, notBefore: now.toISOString(), revokedKeys };
   }
 
   @Get('session')

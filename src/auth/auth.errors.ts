@@ -12,6 +12,7 @@ export const AuthErrors = {
   tokenRevoked: () => ApiError.unauthorized('token_revoked', 'The token has been revoked (logged out)'),
   invalidApiKey: () => ApiError.unauthorized('invalid_api_key', 'The API key is invalid'),
   apiKeyRevoked: () => ApiError.unauthorized('api_key_revoked', 'The API key has been revoked'),
+  apiKeyExpired: () => ApiError.unauthorized('api_key_expired', 'The API key has expired'),
   challengeNotFound: () =>
     ApiError.unauthorized(
       'challenge_not_found',

@@ -10,6 +10,7 @@ import { AccessGuard } from './guards/access.guard.js';
 import { CredentialRoutes } from './guards/credential-routes.js';
 import { resolveJwtSecret } from './jwt-secret.js';
 import { LoginChallenges } from './login-challenges.js';
+import { SessionKeyRevocation } from './session-key-revocation.js';
 import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService } from './session-token.service.js';
 import { SignerRecovery } from './signature/signer-recovery.js';
@@ -31,6 +32,7 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     AuthRepository,
     SessionTokenService,
     SessionRevocations,
+    SessionKeyRevocation,
     SessionPrincipals,
     CredentialRoutes,
     JwtHeaderStrategy,
@@ -63,6 +65,6 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     },
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [AuthRepository, SessionTokenService, CredentialRoutes],
+  exports: [AuthRepository, SessionTokenService, CredentialRoutes, SessionKeyRevocation],
 })
 export class AuthModule {}

@@ -2,11 +2,13 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
+import { Database } from '../database/database.service.js';
 import { AuthErrors } from './auth.errors.js';
 import { AuthRepository } from './auth.repository.js';
 import { LoginChallenges, type LiveSlot, type LoginChallenge } from './login-challenges.js';
 import type { Principal } from './principal.js';
-import { cutoffSeconds, SessionRevocations } from './session-revocations.service.js';
+import { SessionKeyRevocation } from './session-key-revocation.js';
+import { SessionRevocations } from './session-revocations.service.js';
 import { SessionTokenService, type IssuedSession } from './session-token.service.js';
 import { WalletSignatureVerifier } from './signature/wallet-signature.verifier.js';
 
@@ -32,6 +34,8 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     private readonly verifier: WalletSignatureVerifier,
     private readonly revocations: SessionRevocations,
     private readonly challenges: LoginChallenges,
+    private readonly db: Database,
+    private readonly sessionKeys: SessionKeyRevocation,
   ) {}
 
   onModuleInit(): void {
@@ -68,15 +72,14 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const { challenge } = candidates[index]!;
     // A chain check can take seconds: the challenge must still be live when it is used.
     if (challenge.expiresAt.getTime() <= Date.now()) throw AuthErrors.challengeNotFound();
-    const { consumed, sessionCutoff } = await this.repository.consumeChallenge({
+    const { consumed, generation } = await this.repository.consumeChallenge({
       address: storageAddress(address),
       nonce: challenge.nonce,
       issuedAt: challenge.issuedAt,
       expiresAt: challenge.expiresAt,
     });
     if (!consumed) throw AuthErrors.challengeNotFound();
-    // A sign-in in the same second as a "sign out everywhere" is dated after it.
-    return this.tokens.issue(address, now, cutoffSeconds(sessionCutoff));
+    return this.tokens.issue(address, generation, now);
   }
 
   async logout(principal: Principal): Promise<void> {
@@ -85,9 +88,16 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** "Sign out everywhere": every session token of the wallet issued until now is refused from now on. */
-  async logoutEverywhere(principal: Principal, now = new Date()): Promise<void> {
-    await this.revocations.cutOff(principal.address, now);
+  /**
+   * "Sign out everywhere": every session token of the wallet issued until this commits is refused from then on,
+   * and with `revokeKeys` the keys its sessions created are revoked in the same transaction. Returns how many keys
+   * were revoked.
+   */
+  logoutEverywhere(principal: Principal, options: { revokeKeys: boolean; now: Date }): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      await this.revocations.cutOff(tx, principal.address, options.now);
+      return options.revokeKeys ? this.sessionKeys.revoke(tx, principal.address) : 0;
+    });
   }
 
   /** The live slots, newest first, each with its next generation: one unconsumed challenge per slot. */

@@ -1,25 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { storageAddress } from '../common/address/wallet-address.js';
+import type { SqlExecutor } from '../database/database.service.js';
 import { Database } from '../database/database.service.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
 import { InvalidationLog, type InvalidationTicket } from '../cache/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
-/** A wallet's "sign out everywhere" as a session token's `iat` must meet it: seconds, 0 when there is none. */
-interface SessionsNotBefore {
+/**
+ * A wallet's "sign out everywhere" as a session token must meet it: the smallest `gen` claim a token may carry, and,
+ * for tokens issued before tokens carried one, the smallest `iat` (seconds). Both 0 when there is no cutoff.
+ */
+export interface SessionsNotBefore {
+  generation: number;
+  /** Whole seconds: a cutoff at 12:00:00.400 refuses every token without `gen` dated 12:00:00 or earlier. */
   seconds: number;
 }
 
-const NO_CUTOFF: SessionsNotBefore = { seconds: 0 };
-
-/**
- * The smallest `iat` (seconds) a session token of a wallet whose cutoff is `notBefore` may carry, 0 without one.
- * Token times are whole seconds, so a cutoff at 12:00:00.400 refuses every token dated 12:00:00 or earlier, and a
- * sign-in later in that second is dated 12:00:01 (SessionTokenService.issue).
- */
-export function cutoffSeconds(notBefore: Date | undefined): number {
-  return notBefore ? Math.floor(notBefore.getTime() / 1000) + 1 : NO_CUTOFF.seconds;
-}
+const NO_CUTOFF: SessionsNotBefore = { generation: 0, seconds: 0 };
 
 /**
  * Whether a session token was logged out, alone (logout) or with every session of its wallet (sign out
@@ -55,26 +52,31 @@ export class SessionRevocations {
     return cached === undefined;
   }
 
-  /** The smallest `iat` (seconds) a session token of the address may carry (see {@link cutoffSeconds}). */
-  async sessionsNotBefore(address: string, ticket?: InvalidationTicket): Promise<number> {
+  /** What a session token of the address must carry to be live (see {@link SessionsNotBefore}). */
+  async sessionsNotBefore(address: string, ticket?: InvalidationTicket): Promise<SessionsNotBefore> {
     const key = storageAddress(address);
     const cutoff = await this.cutoffs.getOrLoad(
       key,
       async () => {
-        const notBefore = await this.repository.sessionCutoff(key);
-        return notBefore ? { seconds: cutoffSeconds(notBefore) } : NO_CUTOFF;
+        const found = await this.repository.sessionCutoff(key);
+        return found
+          ? {
+              generation: Number(found.generation),
+              seconds: Math.floor(found.notBefore.getTime() / 1000) + 1,
+            }
+          : NO_CUTOFF;
       },
       { ticket },
     );
-    return (cutoff ?? NO_CUTOFF).seconds;
+    return cutoff ?? NO_CUTOFF;
   }
 
   revoke(jti: string, expiresAt: Date): Promise<void> {
     return this.repository.revokeToken(this.db, jti, expiresAt);
   }
 
-  /** Refuses every session token of the address issued at or before `now`. */
-  cutOff(address: string, now: Date): Promise<void> {
-    return this.repository.cutOffSessions(storageAddress(address), now);
+  /** Refuses every session token of the address issued until this transaction commits. */
+  cutOff(tx: SqlExecutor, address: string, now: Date): Promise<void> {
+    return this.repository.cutOffSessions(tx, storageAddress(address), now);
   }
 }

@@ -18,6 +18,11 @@ export interface SessionClaims {
   jti: string;
   iss: string;
   aud: string;
+  /**
+   * The wallet's session generation when the token was issued (private claim): "sign out everywhere" moves the
+   * generation on, refusing every token that carries an earlier one. Absent from tokens issued before it existed.
+   */
+  gen?: number;
 }
 
 export interface IssuedSession {
@@ -26,7 +31,7 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
-/** Issues session JWTs: HS256, pinned algorithm, the documented claims (sub, iat, exp, jti, iss, aud). */
+/** Issues session JWTs: HS256, pinned algorithm, the documented claims (sub, iat, exp, jti, iss, aud) and `gen`. */
 @Injectable()
 export class SessionTokenService {
   /**
@@ -39,15 +44,20 @@ export class SessionTokenService {
     this.key = createSecretKey(Buffer.from(resolveJwtSecret(config), 'utf8'));
   }
 
-  /**
-   * `notBefore` (seconds): the earliest `iat` the wallet's sessions may have after a "sign out everywhere" in the
-   * current second; a token issued then is dated at it (under a second ahead) so the cutoff does not refuse it.
-   */
-  issue(address: string, now = new Date(), notBefore = 0): IssuedSession {
-    const iat = Math.max(Math.floor(now.getTime() / 1000), notBefore);
+  /** `generation`: the wallet's session generation, read with the login's challenge (AuthRepository). */
+  issue(address: string, generation: number, now = new Date()): IssuedSession {
+    const iat = Math.floor(now.getTime() / 1000);
     const exp = iat + this.config.jwtTtlSeconds;
     const jti = randomUUID();
-    const claims: SessionClaims = { sub: address, iat, exp, jti, iss: JWT_ISSUER, aud: JWT_AUDIENCE };
+    const claims: SessionClaims = {
+      sub: address,
+      iat,
+      exp,
+      jti,
+      iss: JWT_ISSUER,
+      aud: JWT_AUDIENCE,
+      gen: generation,
+    };
     // HS256 over header.payload (RFC 7515): all a fixed-algorithm signer needs; verification stays with
     // passport-jwt and jsonwebtoken, which pin the algorithm, issuer and audience.
     const signingInput = `${ENCODED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { JwtSecretFileError, resolveJwtSecret } from '../auth/jwt-secret.js';
 import { createLogger } from '../common/logging/logger.js';
 import { ConfigValidationError, loadAppConfig, type AppConfig } from '../config/app-config.js';
+import { DataDirInUse } from '../database/data-dir-owner.js';
 import {
   EmbeddedPostgresUnavailable,
   startEmbeddedPostgres,
@@ -98,6 +99,11 @@ export async function bootstrap(options: BootstrapOptions): Promise<Runtime> {
       embedded = await startEmbeddedPostgres(config.dataDir, logger);
     } catch (error) {
       if (error instanceof EmbeddedPostgresUnavailable) configError([`DATABASE_URL: ${error.message}`]);
+      if (error instanceof DataDirInUse) {
+        // Not a restart case either: the same start fails the same way while that owner runs.
+        console.error(error.message);
+        process.exit(EXIT_CONFIG);
+      }
       throw error;
     }
     databaseUrl = embedded.url;

@@ -1,5 +1,6 @@
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Database } from '../database/database.service.js';
+import { isDatabaseUnavailable } from '../database/database.errors.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
 /**
@@ -178,7 +179,10 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
       if (startedAt > this.coveredBelow) this.coveredBelow = startedAt;
       return true;
     } catch (error) {
-      this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
+      // An outage is logged once, by the database module; each read failing during it is no news.
+      if (!isDatabaseUnavailable(error)) {
+        this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
+      }
       this.horizon = undefined;
       for (const reset of this.resetListeners) reset();
       return false;

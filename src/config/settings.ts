@@ -227,6 +227,20 @@ export const SETTINGS = {
     default: 1,
     doc: '`erc20`: confirmations a payment needs before it is credited (its own block counts as one).',
   }),
+  // API keys (expiry, notices).
+  apiKeyMaxLifetimeDays: setting<number | undefined>({
+    env: 'API_KEY_MAX_LIFETIME_DAYS',
+    parse: integer({ min: 1, max: 36_500 }),
+    default: undefined,
+    defaultDoc: 'unset (no maximum)',
+    doc: 'Longest lifetime an API key may be created with: `expiresAt` at most this many days ahead (else 400 `invalid_expiry`). Unset: any future `expiresAt`, or none. Keys without `expiresAt` never expire either way.',
+  }),
+  apiKeyExpiryNoticeHours: setting({
+    env: 'API_KEY_EXPIRY_NOTICE_HOURS',
+    parse: integer({ min: 1, max: 8_760 }),
+    default: 168,
+    doc: 'How long before an API key expires its `api_key.expiring` event goes out (168 = 7 days).',
+  }),
   webhookAllowHttp: setting({
     env: 'WEBHOOK_ALLOW_HTTP',
     parse: boolean(),
@@ -243,7 +257,7 @@ export const SETTINGS = {
     env: 'WEBHOOK_WORKERS',
     parse: boolean(),
     default: true,
-    doc: 'Run the background workers (webhook delivery, expiry and reminder sweeps, event purge) in this process. `false` for API-only instances.',
+    doc: 'Run the background workers (webhook delivery, subscription and API-key expiry sweeps, reminders, event purge) in this process. `false` for API-only instances.',
   }),
   // Events API and renewal reminders (issue 29).
   eventsRetentionDays: setting({

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Pool } from 'pg';
 import type { DatabaseConnectionOptions } from './data-source.js';
+import { DatabaseAvailability } from './database-availability.js';
 import { Database } from './database.service.js';
 import { PG_POOL, pgPoolProvider } from './pg-pool.js';
 import { DatabasePoolMetrics } from './pool-metrics.js';
@@ -21,8 +22,8 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
   static forRoot(options: DatabaseConnectionOptions): DynamicModule {
     return {
       module: DatabaseModule,
-      providers: [pgPoolProvider(options), Database, DatabasePoolMetrics],
-      exports: [PG_POOL, Database],
+      providers: [DatabaseAvailability, pgPoolProvider(options), Database, DatabasePoolMetrics],
+      exports: [PG_POOL, Database, DatabaseAvailability],
     };
   }
 

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { isConnectionFailure } from './connection-failure.js';
+import { DatabaseAvailability } from './database-availability.js';
+import { DatabaseErrors } from './database.errors.js';
 import { PG_POOL } from './pg-pool.js';
-import type { Sql } from './sql.js';
+import { sql, type Sql } from './sql.js';
 
 export interface SqlResult<Row> {
   rows: Row[];
@@ -39,10 +42,20 @@ interface QueryRunner {
   query<Row extends QueryResultRow>(config: QueryConfig): Promise<QueryResult<Row>>;
 }
 
-/** An executor on `runner`: plain statements, and named ones prepared once per connection. */
-function executorOn(runner: QueryRunner): SqlExecutor {
+/**
+ * An executor on `runner`: plain statements, and named ones prepared once per connection. A connection-level
+ * failure becomes 503 `database_unavailable`; every outcome tells `availability` whether the database answers.
+ */
+function executorOn(runner: QueryRunner, availability: DatabaseAvailability): SqlExecutor {
   const run = async <Row extends QueryResultRow>(config: QueryConfig): Promise<SqlResult<Row>> => {
-    const result = await runner.query<Row>(config);
+    const generation = availability.generation;
+    let result: QueryResult<Row>;
+    try {
+      result = await runner.query<Row>(config);
+    } catch (error) {
+      throw unavailableOr(error, availability, generation);
+    }
+    availability.answered(generation);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   };
   return {
@@ -51,6 +64,18 @@ function executorOn(runner: QueryRunner): SqlExecutor {
     query: (text, values) => run({ text, values }),
     queryPrepared: (name, text, values) => run({ name, text, values }),
   };
+}
+
+/** A connection-level failure as the API's 503 (recorded as an outage); any other error as it is. */
+function unavailableOr(
+  error: unknown,
+  availability: DatabaseAvailability,
+  generation: number,
+  committing = false,
+): unknown {
+  if (!isConnectionFailure(error)) return error;
+  availability.lost(error, generation);
+  return committing ? DatabaseErrors.commitOutcomeUnknown() : DatabaseErrors.unavailable();
 }
 
 /**
@@ -62,8 +87,11 @@ function executorOn(runner: QueryRunner): SqlExecutor {
 export class Database implements SqlExecutor {
   private readonly onPool: SqlExecutor;
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {
-    this.onPool = executorOn(pool);
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly availability: DatabaseAvailability,
+  ) {
+    this.onPool = executorOn(pool, availability);
   }
 
   run<Row extends QueryResultRow = QueryResultRow>(statement: Sql): Promise<SqlResult<Row>> {
@@ -94,18 +122,29 @@ export class Database implements SqlExecutor {
 
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client: PoolClient = await this.pool.connect();
+    const generation = this.availability.generation;
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw unavailableOr(error, this.availability, generation);
+    }
     let broken = false;
-    // A connection that dies mid-transaction emits 'error' on the client; unhandled, it would crash the process.
+    // Marks the connection as not to be reused (the pool's own listener, added on connect, records the outage).
     const onError = (): void => {
       broken = true;
     };
     client.on('error', onError);
-    const tx = executorOn(client);
+    const tx = executorOn(client, this.availability);
     try {
-      await client.query('BEGIN');
+      await tx.run(sql`BEGIN`);
       const result = await work(tx);
-      await client.query('COMMIT');
+      const committing = this.availability.generation;
+      try {
+        await client.query('COMMIT');
+      } catch (error) {
+        throw unavailableOr(error, this.availability, committing, true);
+      }
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {

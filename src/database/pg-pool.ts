@@ -1,5 +1,7 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { Pool } from 'pg';
+import { isConnectionFailure } from './connection-failure.js';
+import { DatabaseAvailability } from './database-availability.js';
 import { poolConfig, type DatabaseConnectionOptions } from './data-source.js';
 
 /** The injection token of the application's `pg` pool. */
@@ -8,12 +10,23 @@ export const PG_POOL = Symbol('PG_POOL');
 export function pgPoolProvider(options: DatabaseConnectionOptions): Provider {
   return {
     provide: PG_POOL,
-    useFactory: (): Pool => {
+    inject: [DatabaseAvailability],
+    useFactory: (availability: DatabaseAvailability): Pool => {
       const pool = new Pool(poolConfig(options));
-      // An idle connection the server drops emits 'error' on the pool; unhandled, it would end the process. The
-      // pool discards that connection by itself and opens a new one when next needed.
       const logger = new Logger('Database');
-      pool.on('error', (error) => logger.warn(`an idle database connection failed: ${error.message}`));
+      // A connection the server drops (a stop, a restart, a network cut) emits 'error' on its client, and an
+      // unhandled 'error' event ends the process. The pool listens only while a client is idle, and a client
+      // handed straight to a waiting connect() has no listener until its user adds one (node-postgres#2762): so
+      // every client gets a listener of its own for its whole life. The pool discards a broken client by itself.
+      const onError = (error: Error): void => {
+        if (isConnectionFailure(error)) availability.lost(error);
+        else logger.warn(`a database connection failed: ${error.message}`);
+      };
+      pool.on('connect', (client) => client.on('error', onError));
+      // The pool re-emits an idle client's error: reported already, unless the client never connected.
+      pool.on('error', (error, client) => {
+        if (!client.listeners('error').includes(onError)) onError(error);
+      });
       return pool;
     },
   };

@@ -7,6 +7,8 @@ export const EVENT_TYPES = [
   'api_key.revoked',
   'webhook.test',
   'subscription.expiring',
+  'api_key.expiring',
+  'api_key.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { Database } from '../database/database.service.js';
+import { sql } from '../database/sql.js';
 
 const PING_TIMEOUT_MS = 2000;
 
@@ -18,7 +19,7 @@ export class DatabaseHealthIndicator {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.db.query('SELECT 1'),
+        this.db.run(sql`SELECT 1`),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS);
         }),

@@ -3,12 +3,13 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 import {
+  API_SECURITY_HEADERS,
   HELMET_OPTIONS,
   isHttpsRequest,
   PLAIN_HTTP_HELMET_OPTIONS,
-  securityHeaders,
 } from '../common/http/security-headers.js';
 import { toYaml } from './openapi.js';
 
@@ -61,15 +62,24 @@ export function serveDocs(app: NestFastifyApplication, document: OpenAPIObject):
   const fastify = app.getHttpAdapter().getInstance();
   const yamlText = toYaml(document);
   const jsonText = JSON.stringify(document);
-  // An HTML page and its scripts: helmet's full set, over the API's (which forbids any content and caching).
-  const cacheControl = { 'cache-control': 'public, max-age=300' };
-  const overHttps = { ...securityHeaders(HELMET_OPTIONS), ...cacheControl };
-  const overHttp = { ...securityHeaders(PLAIN_HTTP_HELMET_OPTIONS), ...cacheControl };
-  const headersFor = (request: FastifyRequest) => (isHttpsRequest(request) ? overHttps : overHttp);
-  const send = (path: string, type: string, body: string | Buffer): void => {
-    fastify.get(path, (request, reply) => {
-      void reply.headers(headersFor(request)).type(type).send(body);
+  // An HTML page and its scripts: helmet's full set, set on the raw response before Fastify writes its own headers
+  // (the API's, which forbid any content and caching, are replaced by helmet's and the cache-control below).
+  const overHttps = helmet(HELMET_OPTIONS as HelmetOptions);
+  const overHttp = helmet(PLAIN_HTTP_HELMET_OPTIONS as HelmetOptions);
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    type: string,
+    body: string | Buffer,
+  ): void => {
+    for (const name of Object.keys(API_SECURITY_HEADERS)) void reply.removeHeader(name);
+    const withHelmet = isHttpsRequest(request) ? overHttps : overHttp;
+    withHelmet(request.raw, reply.raw, () => {
+      void reply.header('cache-control', 'public, max-age=300').type(type).send(body);
     });
+  };
+  const send = (path: string, type: string, body: string | Buffer): void => {
+    fastify.get(path, (request, reply) => answer(request, reply, type, body));
   };
   send('/docs', 'text/html; charset=utf-8', PAGE);
   send('/docs/swagger-initializer.js', 'application/javascript; charset=utf-8', INITIALIZER);
@@ -84,8 +94,8 @@ export function serveDocs(app: NestFastifyApplication, document: OpenAPIObject):
       return body;
     };
     fastify.get(`/docs/${file}`, async (request, reply) => {
-      const content = await (body ?? read());
-      return reply.headers(headersFor(request)).type(type).send(content);
+      answer(request, reply, type, await (body ?? read()));
+      return reply;
     });
   }
 }

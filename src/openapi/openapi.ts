@@ -1,7 +1,12 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import * as yaml from 'js-yaml';
-import { ApiKeyCreatedEventDto, ApiKeyRevokedEventDto } from '../api-keys/dto/api-key-webhook-events.dto.js';
+import {
+  ApiKeyCreatedEventDto,
+  ApiKeyExpiredEventDto,
+  ApiKeyExpiringEventDto,
+  ApiKeyRevokedEventDto,
+} from '../api-keys/dto/api-key-webhook-events.dto.js';
 import { SubscriptionExpiringEventDto } from '../subscriptions/dto/subscription-expiring-event.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
@@ -36,7 +41,12 @@ Every error is \`{"error": "<message>", "details": {"code": "<stable_code>", ...
 Request bodies are JSON objects (\`Content-Type: application/json\`, at most 64 KiB) with only the documented
 fields: anything else is 400, another content type 415. An operation without a documented body takes none, or
 \`{}\`. No text field accepts a NUL character.
-Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope.`;
+Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope.
+While the service's database cannot be reached (stopped, restarting, cut off), every operation that needs it
+answers 503 \`database_unavailable\` at once: nothing was changed, the same request may be sent again shortly. In
+the rare case the connection broke while a change was being committed, \`details.outcome\` is \`unknown\`: read
+the current state (or repeat a renewal with its Idempotency-Key) before trying again. \`/health\` says when the
+database is back.`;
 
 const REQUEST_ID_DESCRIPTION =
   'Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its ' +
@@ -97,6 +107,16 @@ const WEBHOOK_EVENTS: ReadonlyArray<[type: string, model: Type<unknown>, summary
   ['subscription.expired', SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
   ['api_key.created', ApiKeyCreatedEventDto, 'The wallet created an API key.'],
   ['api_key.revoked', ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],
+  [
+    'api_key.expiring',
+    ApiKeyExpiringEventDto,
+    'An API key expires within API_KEY_EXPIRY_NOTICE_HOURS (default 7 days): once per key, at creation when it is that close already.',
+  ],
+  [
+    'api_key.expired',
+    ApiKeyExpiredEventDto,
+    'An API key reached its expiresAt (within 5 s): once per key. Revoked keys get neither expiry event.',
+  ],
   ['webhook.test', WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
   [
     'subscription.expiring',
@@ -263,6 +283,28 @@ function declaredCodes(response: unknown): string[] {
   return schema?.allOf?.[1]?.properties?.details?.properties?.code?.enum ?? [];
 }
 
+/** The operations that never query the database: the probes (which answer their own 503) and the plan's terms. */
+const WITHOUT_DATABASE = new Set(['getHealth', 'getLiveness', 'getReadiness', 'getSubscriptionPlan']);
+
+/**
+ * Every other operation may answer 503 `database_unavailable` (src/database/database.errors.ts), added to the
+ * 503 codes it declares itself. Done here, once, so a new route cannot miss it.
+ */
+function withDatabaseErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = path[method];
+      if (!operation || WITHOUT_DATABASE.has(operation.operationId ?? '')) continue;
+      const existing = operation.responses[503];
+      operation.responses[503] = {
+        ...existing,
+        ...errorResponse(503, [...declaredCodes(existing), 'database_unavailable']),
+      };
+    }
+  }
+  return document;
+}
+
 /** Builds the OpenAPI document of an initialised (not necessarily listening) app, with sorted keys. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -306,7 +348,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
-  const complete = withWebhooks(withPublicSecurity(withRateLimits(withRequestIds(withBodyErrors(document)))));
+  const complete = withWebhooks(
+    withPublicSecurity(withRateLimits(withRequestIds(withDatabaseErrors(withBodyErrors(document))))),
+  );
   withExplicitNulls(complete.components);
   return sortKeys(complete) as OpenAPIObject;
 }

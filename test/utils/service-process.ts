@@ -21,11 +21,15 @@ export interface ServiceProcess extends BuiltProcess {
   url: string;
 }
 
-/** Runs a built entry point against the given database with the test settings, collecting its output. */
+/**
+ * Runs a built entry point with the test settings, collecting its output. Without DATABASE_URL in `env` it starts
+ * the embedded PostgreSQL in its DATA_DIR.
+ */
 function spawnBuilt(entry: string, env: Record<string, string>): BuiltProcess {
+  const { DATABASE_URL: _inherited, ...inherited } = process.env;
   const child = spawn(process.execPath, [entry], {
     env: {
-      ...process.env,
+      ...inherited,
       NODE_ENV: 'test',
       JWT_SECRET: TEST_JWT_SECRET,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-proc-')),
@@ -71,15 +75,27 @@ export async function startServiceProcess(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<ServiceProcess> {
+  return startService({ DATABASE_URL: databaseUrl, ...env });
+}
+
+/** The built service with its own embedded PostgreSQL in `dataDir` (no DATABASE_URL), as `npm start` runs it. */
+export function startEmbeddedServiceProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  return startService({ DATA_DIR: dataDir, ...env });
+}
+
+/** The built service, not waited for: for a start that is expected to fail. */
+export async function spawnServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const service = spawnBuilt(MAIN, {
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
+  const service = spawnBuilt(MAIN, { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
+  return { ...service, url: `http://127.0.0.1:${port}` };
+}
+
+async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  const service = await spawnServiceProcess(env);
+  const { url } = service;
   // Up to two minutes: a busy machine (CI beside other jobs) can take that long to boot Nest and migrate.
   await waitUntilReady(service, 'service', 120_000, async () => {
     try {

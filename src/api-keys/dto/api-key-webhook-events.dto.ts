@@ -22,6 +22,15 @@ export class ApiKeyEventDataDto {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null })
   revokedAt: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2027-02-22T01:30:00.000Z',
+    description: 'When the key stops working; null: it never expires.',
+  })
+  expiresAt: string | null;
 }
 
 /** `api_key.created`: the wallet created an API key. */
@@ -48,6 +57,44 @@ export class ApiKeyRevokedEventDto {
   type: 'api_key.revoked';
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T01:30:00.000Z', description: 'When it happened.' })
+  timestamp: string;
+
+  @ApiProperty({ type: ApiKeyEventDataDto })
+  data: ApiKeyEventDataDto;
+}
+
+/** `api_key.expiring`: an API key expires within API_KEY_EXPIRY_NOTICE_HOURS (once per key). */
+export class ApiKeyExpiringEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['api_key.expiring'], example: 'api_key.expiring' })
+  type: 'api_key.expiring';
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2027-02-15T01:30:00.000Z',
+    description: 'When the notice was recorded (`data.expiresAt` says when the key stops working).',
+  })
+  timestamp: string;
+
+  @ApiProperty({ type: ApiKeyEventDataDto })
+  data: ApiKeyEventDataDto;
+}
+
+/** `api_key.expired`: an API key reached its `expiresAt` (once per key). */
+export class ApiKeyExpiredEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['api_key.expired'], example: 'api_key.expired' })
+  type: 'api_key.expired';
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2027-02-22T01:30:00.000Z',
+    description: 'When the key expired (its `expiresAt`).',
+  })
   timestamp: string;
 
   @ApiProperty({ type: ApiKeyEventDataDto })

@@ -5,7 +5,9 @@ import {
   ArrayNotEmpty,
   ArrayUnique,
   IsArray,
+  IsDateString,
   IsIn,
+  IsOptional,
   IsString,
   IsUUID,
   Length,
@@ -39,6 +41,17 @@ export class CreateApiKeyDto {
   @ArrayMaxSize(SCOPES.length)
   @IsIn(SCOPES, { each: true })
   scopes: Scope[];
+
+  @ApiProperty({
+    required: false,
+    format: 'date-time',
+    example: '2027-02-22T01:30:00.000Z',
+    description:
+      'When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key never expires, as the interface says.',
+  })
+  @IsOptional()
+  @IsDateString({ strict: true, strictSeparator: true })
+  expiresAt?: string;
 }
 
 export const API_KEY_CREATOR_TYPES = ['session', 'api_key'] as const;
@@ -59,6 +72,16 @@ export class ApiKeyCreatorDto {
   })
   id: string;
 }
+
+/** `expiresAt` as the creation answer and the listing show it. */
+const ExpiresAtProperty = (): PropertyDecorator =>
+  ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'When the key stops working (401 `api_key_expired`); null: it never expires (addition).',
+  });
 
 const CREATED_BY = 'The credential that created the key (addition), to review what a session or a key made.';
 
@@ -90,6 +113,9 @@ export class CreatedApiKeyDto {
 
   @ApiProperty({ type: ApiKeyCreatorDto, description: CREATED_BY })
   createdBy: ApiKeyCreatorDto;
+
+  @ExpiresAtProperty()
+  expiresAt: string | null;
 }
 
 export class ApiKeyDto {
@@ -116,7 +142,8 @@ export class ApiKeyDto {
     nullable: true,
     type: String,
     example: '2026-11-22T02:00:00.000Z',
-    description: 'Last time the key authenticated a request (updated at most once a minute).',
+    description:
+      'Last time the key authenticated a request: current for requests this instance served, at most 10 s behind for those other instances served.',
   })
   lastUsedAt: string | null;
 
@@ -132,6 +159,12 @@ export class ApiKeyDto {
     description: `${CREATED_BY} Null for keys created before this was recorded.`,
   })
   createdBy: ApiKeyCreatorDto | null;
+
+  @ExpiresAtProperty()
+  expiresAt: string | null;
+
+  @ApiProperty({ example: false, description: 'Whether `expiresAt` has passed (addition).' })
+  expired: boolean;
 }
 
 export class RevokeApiKeyDto {
@@ -159,4 +192,26 @@ export class RevokedApiKeyDto {
       'Keys created by this key, directly or through other keys, that were still live and are revoked with it (addition).',
   })
   alsoRevoked: string[];
+}
+
+export class ApiKeyUsageDayDto {
+  @ApiProperty({ format: 'date', example: '2026-11-25', description: 'A UTC day.' })
+  day: string;
+
+  @ApiProperty({ type: 'integer', example: 12, description: 'Requests the key authenticated that day.' })
+  requests: number;
+}
+
+export class ApiKeyUsageDto {
+  @ApiProperty({ format: 'uuid', example: '5b0f6c1e-2d4a-4f7e-9a41-3f1c2b7d8e90' })
+  id: string;
+
+  @ApiProperty({
+    type: ApiKeyUsageDayDto,
+    isArray: true,
+    minItems: 30,
+    maxItems: 30,
+    description: 'Today (UTC) and the 29 days before, newest first; days without requests count 0.',
+  })
+  days: ApiKeyUsageDayDto[];
 }

@@ -33,6 +33,7 @@ export function Authenticated(options: AuthenticatedOptions): MethodDecorator {
         'token_revoked',
         'invalid_api_key',
         'api_key_revoked',
+        'api_key_expired',
       ],
       403: ['insufficient_scope', 'csrf_origin_mismatch', ...(options.jwtOnly ? ['jwt_required'] : [])],
     }),

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, MaxLength, ValidateBy } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
 import { isHexSignature } from '../signature/wallet-signature.verifier.js';
@@ -56,6 +56,19 @@ export class LogoutResponseDto {
   revoked: true;
 }
 
+export class LogoutEverywhereRequestDto {
+  @ApiProperty({
+    required: false,
+    default: false,
+    example: true,
+    description:
+      'Also revoke every live API key created by a session of this wallet (`createdBy.type = session`), and the keys those keys created, in the same transaction (addition). Keys created otherwise stay.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  revokeKeys?: boolean;
+}
+
 export class LogoutEverywhereResponseDto {
   @ApiProperty({ example: true })
   revoked: true;
@@ -63,9 +76,17 @@ export class LogoutEverywhereResponseDto {
   @ApiProperty({
     format: 'date-time',
     example: '2026-11-22T03:00:00.000Z',
-    description: 'Every session token of the wallet issued at or before this moment is refused from now on.',
+    description:
+      'When the wallet signed out everywhere. Every session token of the wallet issued before this answer, the calling one included, is refused from now on, however close in time.',
   })
   notBefore: string;
+
+  @ApiProperty({
+    example: 0,
+    description:
+      'How many API keys were revoked with `revokeKeys` (each with its `api_key.revoked` event); 0 without it.',
+  })
+  revokedKeys: number;
 }
 
 export class CurrentSessionDto {

@@ -35,6 +35,11 @@ export function sessionTokenVerification(tokens: SessionTokenService): {
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How far ahead of this instance's clock a token's `iat` may be: another instance's clock may run a little fast. */
+const CLOCK_SKEW_SECONDS = 60;
+
 /** The principal of a session token whose signature and expiry passport-jwt has checked. */
 @Injectable()
 export class SessionPrincipals {
@@ -45,22 +50,19 @@ export class SessionPrincipals {
 
   /**
    * Checks the claims beyond the signature: their shape, that the token was not logged out, and that it was issued
-   * after the wallet's last "sign out everywhere". Both answers are cached (see SessionRevocations).
+   * under the wallet's current session generation (after its last "sign out everywhere"). Both answers are cached
+   * (see SessionRevocations).
    */
   async principalOf(claims: SessionClaims, ticket?: InvalidationTicket): Promise<Principal> {
-    if (
-      typeof claims.jti !== 'string' ||
-      typeof claims.exp !== 'number' ||
-      typeof claims.iat !== 'number' ||
-      !isWalletAddress(claims.sub)
-    ) {
-      throw AuthErrors.invalidToken();
-    }
+    if (!this.wellFormed(claims)) throw AuthErrors.invalidToken();
     const [revoked, notBefore] = await Promise.all([
       this.revocations.isRevoked(claims.jti, ticket),
       this.revocations.sessionsNotBefore(claims.sub, ticket),
     ]);
-    if (revoked || claims.iat < notBefore) throw AuthErrors.tokenRevoked();
+    // A token without `gen` predates generations: its whole-second `iat` is all there is to compare.
+    const signedOut =
+      claims.gen === undefined ? claims.iat < notBefore.seconds : claims.gen < notBefore.generation;
+    if (revoked || signedOut) throw AuthErrors.tokenRevoked();
     const address = checksumAddress(claims.sub);
     return {
       address,
@@ -70,5 +72,27 @@ export class SessionPrincipals {
       tokenId: claims.jti,
       tokenExpiresAt: new Date(claims.exp * 1000),
     };
+  }
+
+  /**
+   * Whether the claims are ones this service could have issued. A correctly signed token can still carry anything
+   * (a leaked or reused secret, a token from another build): an id that is not a UUID, times that are not whole
+   * seconds or lie beyond any date, an `iat` in the future or a lifetime over JWT_TTL_SECONDS. Each is refused as
+   * `invalid_token` here, before any of them reaches a query or a Date.
+   */
+  private wellFormed(claims: SessionClaims): boolean {
+    const { jti, iat, exp, gen, sub } = claims;
+    return (
+      typeof jti === 'string' &&
+      UUID.test(jti) &&
+      Number.isSafeInteger(iat) &&
+      iat > 0 &&
+      iat <= Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS &&
+      Number.isSafeInteger(exp) &&
+      exp > iat &&
+      exp - iat <= this.config.jwtTtlSeconds &&
+      (gen === undefined || (Number.isSafeInteger(gen) && gen >= 0)) &&
+      isWalletAddress(sub)
+    );
   }
 }

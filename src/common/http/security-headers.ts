@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import helmet, { type HelmetOptions } from 'helmet';
+import type { HelmetOptions } from 'helmet';
 
 /**
  * Every API answer is JSON that no browser should render, frame, cache or leak through a referrer: the header set
@@ -53,32 +52,6 @@ export const PLAIN_HTTP_HELMET_OPTIONS: Readonly<HelmetOptions> = {
   crossOriginResourcePolicy: { policy: 'same-site' },
   strictTransportSecurity: false,
 };
-
-/**
- * helmet's headers for the docs pages, computed once. helmet rebuilds the same strings for every response (the CSP serialisation
- * alone showed in profiles); our options do not depend on the request, so running it once against a recording
- * response yields the exact set to send every time.
- */
-export function securityHeaders(
-  options: Readonly<HelmetOptions> = HELMET_OPTIONS,
-): Readonly<Record<string, string>> {
-  const headers: Record<string, string> = {};
-  const response = {
-    setHeader: (name: string, value: string | number | readonly string[]) => {
-      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-    },
-    removeHeader: (name: string) => {
-      delete headers[name.toLowerCase()];
-    },
-    getHeader: (name: string) => headers[name.toLowerCase()],
-  } as unknown as ServerResponse;
-  let done = false;
-  helmet(options as HelmetOptions)({} as IncomingMessage, response, () => {
-    done = true;
-  });
-  if (!done) throw new Error('helmet did not complete synchronously');
-  return Object.freeze(headers);
-}
 
 /**
  * The dashboard (/dashboard): a bundled single-page app that talks only to this origin. No inline script or style

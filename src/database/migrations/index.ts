@@ -8,6 +8,7 @@ import { ConsumedChallenges1795454763649 } from './1795454763649-ConsumedChallen
 import { Payments1795455078307 } from './1795455078307-Payments.js';
 import { CacheInvalidationTriggers1795456118456 } from './1795456118456-CacheInvalidationTriggers.js';
 import { CredentialCreatorsAndCutoffs1795513600579 } from './1795513600579-CredentialCreatorsAndCutoffs.js';
+import { ApiKeyExpiryUsageAndSessionGenerations1795593673564 } from './1795593673564-ApiKeyExpiryUsageAndSessionGenerations.js';
 import { EventsListingAndReminders1795593683064 } from './1795593683064-EventsListingAndReminders.js';
 import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryIndex.js';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS: Array<new () => unknown> = [
   Payments1795455078307,
   CacheInvalidationTriggers1795456118456,
   CredentialCreatorsAndCutoffs1795513600579,
+  ApiKeyExpiryUsageAndSessionGenerations1795593673564,
   EventsListingAndReminders1795593683064,
   WebhookRetryIndex1795600000000,
 ];
