@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { freePort } from '../src/common/net/free-port.js';
 import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
 import { http } from './utils/http.js';
-import { Receiver } from './utils/receiver.js';
+import { Receiver, until } from './utils/receiver.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
@@ -68,6 +68,11 @@ describe('dashboard: account panels in a real browser', () => {
       const api = http(t.url);
       const firstToken = await sessionToken(first.page);
       const secondToken = await sessionToken(second.page);
+      const key = await api.post('/api-keys', {
+        token: secondToken,
+        body: { label: 'made by a session', scopes: ['READ_ONLY'] },
+      });
+      expect(key.status).toBe(200);
 
       await first.page.getByRole('button', { name: 'Sign out everywhere' }).click();
       const dialog = first.page.getByRole('dialog', { name: 'Sign out everywhere?' });
@@ -80,8 +85,14 @@ describe('dashboard: account panels in a real browser', () => {
 
       await first.page.getByRole('button', { name: 'Sign out everywhere' }).click();
       await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
-      await first.page.getByText(/^You signed out everywhere/).waitFor();
+      await first.page
+        .getByText(
+          'You signed out everywhere: every session of this wallet has ended, in this browser and in any other. Your API keys still work.',
+        )
+        .waitFor();
       await first.page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+      // Without the box ticked, keys are left alone.
+      expect((await api.get('/auth/session', { token: key.body.key })).status).toBe(200);
       await expect(first.page.evaluate('document.activeElement?.tagName')).resolves.toBe('H1');
       expect((await api.get('/auth/session', { token: firstToken })).status).toBe(401);
       const other = await api.get('/auth/session', { token: secondToken });
@@ -95,6 +106,118 @@ describe('dashboard: account panels in a real browser', () => {
       expect(first.consoleErrors).toEqual([]);
       await first.context.close();
       await second.context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'signs out everywhere and, when asked, revokes the API keys its sessions made',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      const api = http(t.url);
+      const made = await api.post('/api-keys', {
+        token: await sessionToken(page),
+        body: { label: 'made by a session', scopes: ['READ_ONLY'] },
+      });
+      expect(made.status).toBe(200);
+
+      await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Sign out everywhere?' });
+      await dialog.getByRole('checkbox', { name: /Also revoke the API keys made while signed in/ }).check();
+      await screenshots(page, 'sign-out-everywhere-keys');
+      await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await page.getByText(/1 API key made while signed in was revoked\.$/).waitFor();
+      const refused = await api.get('/auth/session', { token: made.body.key });
+      expect(refused.status).toBe(401);
+      expect(refused.body.details.code).toBe('api_key_revoked');
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'creates keys that expire, shows when, and draws each key’s requests of the last 30 days',
+    async () => {
+      const wallet = new TestWallet(newWallet());
+      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+      await signIn(page);
+      const token = await sessionToken(page);
+      const api = http(t.url);
+      await page.getByRole('tab', { name: 'API keys' }).click();
+
+      // In 30 days, from the form.
+      await page.getByLabel('Label').fill('monthly report');
+      await page.getByLabel('Expires').selectOption({ label: 'In 30 days' });
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = await page.getByRole('textbox', { name: 'API key "monthly report"' }).inputValue();
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      const [listed] = (await api.get('/api-keys/list', { token })).body;
+      const lifetime = new Date(listed.expiresAt).getTime() - new Date(listed.createdAt).getTime();
+      expect(Math.round(lifetime / 86_400_000)).toBe(30);
+      const row = page.getByRole('row', { name: /monthly report/ });
+      await expect(row.getByTestId('key-expiry').textContent()).resolves.toBe('expires in 30 days');
+
+      // On a date: the form says what is missing until one is picked.
+      await page.getByLabel('Label').fill('until a date');
+      await page.getByLabel('Expires').selectOption({ label: 'On a date…' });
+      await page.getByText('Pick the day the key stops working.').waitFor();
+      const inTenDays = new Date(Date.now() + 10 * 86_400_000);
+      const day = `${inTenDays.getFullYear()}-${String(inTenDays.getMonth() + 1).padStart(2, '0')}-${String(inTenDays.getDate()).padStart(2, '0')}`;
+      await page.getByLabel('Stops working after').fill(day);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      await expect(
+        page
+          .getByRole('row', { name: /until a date/ })
+          .getByTestId('key-expiry')
+          .textContent(),
+      ).resolves.toBe('expires in 10 days');
+
+      // A key made to expire in a moment reads "Expired" once it is refused, with nothing left to revoke.
+      const brief = await api.post('/api-keys', {
+        token,
+        body: { label: 'brief', scopes: ['READ_ONLY'], expiresAt: new Date(Date.now() + 1500).toISOString() },
+      });
+      expect(brief.status).toBe(200);
+      await until(
+        async () =>
+          (await api.get('/auth/session', { token: brief.body.key })).body?.details?.code ===
+          'api_key_expired',
+        10_000,
+        'the brief key to expire',
+      );
+
+      // Usage: three requests with the 30-day key, then Refresh.
+      for (let count = 0; count < 3; count++) {
+        expect(
+          (await api.get(`/subscriptions/status?address=${wallet.account.address}`, { token: key })).status,
+        ).toBe(200);
+      }
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const briefRow = page.getByRole('row', { name: /brief/ });
+      await briefRow.getByText('Expired').waitFor();
+      expect(await briefRow.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+      await row.getByTestId('usage-total').filter({ hasText: '3 requests in 30 days' }).waitFor();
+      const usage = await api.get(`/api-keys/${listed.id}/usage`, { token });
+      expect(usage.body.days).toHaveLength(30);
+      expect(
+        usage.body.days.reduce((sum: number, entry: { requests: number }) => sum + entry.requests, 0),
+      ).toBe(3);
+      // 30 bars, today's (the rightmost) the only one with requests; the numbers in words for screen readers.
+      const bars = row.getByTestId('usage-chart').locator('rect');
+      await expect(bars.count()).resolves.toBe(30);
+      await expect(bars.nth(29).getAttribute('class')).resolves.toBe('bar');
+      await expect(bars.nth(0).getAttribute('class')).resolves.toBe('bar bar-idle');
+      await expect(
+        row.locator('.sr-only').filter({ hasText: 'in the last 30 days' }).textContent(),
+      ).resolves.toMatch(/^3 requests in the last 30 days; the busiest day was .+ with 3 requests\.$/);
+      await row.getByText(/^Last used/).waitFor();
+      await screenshots(page, 'api-keys-expiry-usage');
+      expect(consoleErrors).toEqual([]);
+      await context.close();
     },
     BROWSER_TIMEOUT,
   );

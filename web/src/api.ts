@@ -32,6 +32,8 @@ export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()([
   'subscription.expiring',
   'api_key.created',
   'api_key.revoked',
+  'api_key.expiring',
+  'api_key.expired',
   'webhook.test',
 ]);
 
@@ -40,6 +42,7 @@ export type Subscription = Schema<'SubscriptionDto'>;
 export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
 export type ApiKey = Schema<'ApiKeyDto'>;
 export type CreatedApiKey = Schema<'CreatedApiKeyDto'>;
+export type ApiKeyUsage = Schema<'ApiKeyUsageDto'>;
 /** `secret` is present only in the answer that created the configuration or rotated its secret. */
 export type Webhook = Schema<'SavedWebhookDto'>;
 /**
@@ -61,6 +64,8 @@ export const EVENT_TYPES = membersOf<EventType>()([
   'subscription.canceled',
   'subscription.expired',
   'api_key.created',
+  'api_key.expiring',
+  'api_key.expired',
   'api_key.revoked',
   'webhook.test',
 ]);
@@ -107,7 +112,8 @@ export const api = {
   session: () => call(client.GET('/auth/session'), true),
   logout: () => call(client.POST('/auth/logout'), true),
   /** Ends every session of the wallet, this one included (a 401 afterwards is expected, not a lost session). */
-  logoutEverywhere: () => call(client.POST('/auth/logout-all'), true),
+  logoutEverywhere: (revokeKeys: boolean) =>
+    call(client.POST('/auth/logout-all', { body: { revokeKeys } }), true),
 
   status: (address: string) => call(client.GET('/subscriptions/status', { params: { query: { address } } })),
   history: (address: string) =>
@@ -126,7 +132,11 @@ export const api = {
     call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
 
   listKeys: () => call(client.GET('/api-keys/list')),
-  createKey: (label: string, scopes: Scope[]) => call(client.POST('/api-keys', { body: { label, scopes } })),
+  /** `expiresAt` (ISO 8601): when the key stops working; omitted, it never does. */
+  createKey: (label: string, scopes: Scope[], expiresAt?: string) =>
+    call(client.POST('/api-keys', { body: { label, scopes, expiresAt } })),
+  /** Requests per UTC day over the last 30 days, newest first. */
+  keyUsage: (id: string) => call(client.GET('/api-keys/{id}/usage', { params: { path: { id } } })),
   revokeKey: (id: string) => call(client.POST('/api-keys/revoke', { body: { id } })),
 
   listWebhooks: () => call(client.GET('/webhooks')),

@@ -10,22 +10,30 @@ export function endedAlready(error: unknown): boolean {
 /** "Sign out everywhere": every session of the wallet ends, after a confirmation. */
 export function SignOutEverywhere(props: { disabled?: boolean; onSignedOut(message: string): void }) {
   const [confirming, setConfirming] = useState(false);
+  const [revokeKeys, setRevokeKeys] = useState(false);
   const everywhere = useAction();
 
   const doEverywhere = () =>
     everywhere.run(async () => {
+      let revoked = 0;
       try {
-        await api.logoutEverywhere();
+        revoked = (await api.logoutEverywhere(revokeKeys)).revokedKeys;
       } catch (error) {
         if (!endedAlready(error)) throw error;
       }
+      const keys = !revokeKeys
+        ? ' Your API keys still work.'
+        : revoked === 0
+          ? ' No API key made while signed in was left to revoke.'
+          : ` ${revoked === 1 ? '1 API key' : `${revoked} API keys`} made while signed in ${revoked === 1 ? 'was' : 'were'} revoked.`;
       props.onSignedOut(
-        'You signed out everywhere: every session of this wallet has ended, in this browser and in any other.',
+        `You signed out everywhere: every session of this wallet has ended, in this browser and in any other.${keys}`,
       );
     });
 
   const close = () => {
     setConfirming(false);
+    setRevokeKeys(false);
     everywhere.clear();
   };
 
@@ -46,8 +54,22 @@ export function SignOutEverywhere(props: { disabled?: boolean; onSignedOut(messa
       >
         <p>
           Every session of this wallet ends, here and in any other browser or device. Signing in again works
-          as usual. Your API keys keep working.
+          as usual.
         </p>
+        <label class="check dialog-check">
+          <input
+            type="checkbox"
+            name="revokeKeys"
+            checked={revokeKeys}
+            onChange={(event) => setRevokeKeys(event.currentTarget.checked)}
+          />
+          <span>
+            Also revoke the API keys made while signed in
+            <span class="small muted block">
+              In case someone else used one of your sessions. Servers using those keys stop working.
+            </span>
+          </span>
+        </label>
         <ErrorNote text={everywhere.error} />
       </Confirm>
     </>

@@ -199,11 +199,20 @@ export function Confirm(props: {
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** "in 3 days", "in 5 hours", "in less than an hour": how far off `value` is, for people. */
+/**
+ * "in 3 days", "in 5 hours", "in less than an hour": how far off `value` is, for people. A day or more away, days
+ * count calendar days in the viewer's time zone, so the end of a day picked ten days ahead reads "in 10 days".
+ */
 export function timeUntil(value: string, now = Date.now()): string {
-  const left = new Date(value).getTime() - now;
+  const end = new Date(value);
+  const left = end.getTime() - now;
   if (left >= DAY_MS) {
-    const days = Math.round(left / DAY_MS);
+    const today = new Date(now);
+    const days = Math.round(
+      (Date.UTC(end.getFullYear(), end.getMonth(), end.getDate()) -
+        Date.UTC(today.getFullYear(), today.getMonth(), today.getDate())) /
+        DAY_MS,
+    );
     return `in ${days} ${days === 1 ? 'day' : 'days'}`;
   }
   const hours = Math.floor(left / (60 * 60 * 1000));

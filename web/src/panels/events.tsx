@@ -9,6 +9,8 @@ const EVENT_LABEL: Record<EventType, string> = {
   'subscription.expiring': 'Subscription ends soon',
   'api_key.created': 'API key created',
   'api_key.revoked': 'API key revoked',
+  'api_key.expiring': 'API key expires soon',
+  'api_key.expired': 'API key expired',
   'webhook.test': 'Webhook test',
 };
 
@@ -36,6 +38,13 @@ function summary(event: TollgateEvent, everyAddress: boolean): string {
     case 'api_key.created':
     case 'api_key.revoked':
       return `${whose}“${text(data.label) ?? ''}” (${text(data.prefix) ?? ''}…)`;
+    case 'api_key.expiring':
+    case 'api_key.expired': {
+      const expiresAt = text(data.expiresAt);
+      const key = `${whose}“${text(data.label) ?? ''}” (${text(data.prefix) ?? ''}…)`;
+      const when = event.type === 'api_key.expired' ? 'stopped working' : 'stops working';
+      return expiresAt ? `${key}, ${when} ${formatDate(expiresAt)}` : key;
+    }
     default:
       return whose;
   }
