@@ -165,17 +165,23 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-desktop.png`), fullPage });
   await page.setViewportSize(PHONE);
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-375.png`), fullPage });
-  // Nothing may stick out sideways at phone width (visually hidden text and table headers aside).
+  // Nothing may stick out sideways at phone width, off the screen or out of its card (visually hidden text and
+  // table headers aside).
   const overflowing = await page.evaluate(`(() => {
     const width = document.documentElement.clientWidth;
+    const outside = (element) => {
+      const right = element.getBoundingClientRect().right;
+      const card = element.parentElement?.closest('.card');
+      return right > width + 1 || (card !== null && card !== undefined && right > card.getBoundingClientRect().right + 1);
+    };
     return [...document.querySelectorAll('body *')]
       .filter((element) => !element.closest('.sr-only, thead') && element.checkVisibility())
-      .filter((element) => element.getBoundingClientRect().right > width + 1)
+      .filter(outside)
       .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''));
   })()`);
   if ((overflowing as string[]).length > 0) {
     throw new Error(
-      `${name} at 375 px: wider than the screen: ${(overflowing as string[]).slice(0, 5).join(', ')}`,
+      `${name} at 375 px: wider than the screen or its card: ${(overflowing as string[]).slice(0, 5).join(', ')}`,
     );
   }
   await page.setViewportSize(DESKTOP);
