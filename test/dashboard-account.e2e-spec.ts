@@ -416,16 +416,19 @@ describe('dashboard: account panels in a real browser', () => {
         operator.address,
         customer.address,
       ]);
-      // The customer's events, below: both renewals (the list refreshes on demand).
+      // The customer's events, below, read again after the renewal: both renewals.
       const events = page.getByRole('table', { name: "Customer's events" });
-      await page
-        .getByRole('heading', { name: "Customer's events" })
-        .locator('..')
-        .getByRole('button', { name: 'Refresh' })
-        .click();
       const renewals = events.locator('tr[data-event-id]', { hasText: 'Subscription renewed' });
       await renewals.nth(1).waitFor();
       await expect(renewals.count()).resolves.toBe(2);
+
+      // The operator's own Events tab holds every customer's events, each saying whose it is.
+      await page.getByRole('tab', { name: 'Events' }).click();
+      const newest = page.getByRole('table', { name: 'Events' }).locator('tr[data-event-id]').first();
+      await expect(newest.getByRole('cell').nth(2).textContent()).resolves.toMatch(
+        new RegExp(`^${customer.address.slice(0, 6)}…${customer.address.slice(-4)}: paid until `),
+      );
+      await screenshots(page, 'operator-events');
       expect(consoleErrors).toEqual([]);
       await context.close();
     },

@@ -96,9 +96,9 @@ function EventRow(props: { event: TollgateEvent; everyAddress: boolean }) {
 
 /**
  * The caller's events, newest first, a page at a time: what the webhooks carry, kept for the service's retention
- * (EVENTS_RETENTION_DAYS). `address` narrows an operator's list to one customer.
+ * (EVENTS_RETENTION_DAYS). `address` narrows an operator's list to one customer; a new `version` reads it again.
  */
-export function EventsList(props: { address?: string; operator: boolean; title?: string }) {
+export function EventsList(props: { address?: string; operator: boolean; title?: string; version?: number }) {
   const [type, setType] = useState<EventType | ''>('');
   const [events, setEvents] = useState<TollgateEvent[]>();
   const [next, setNext] = useState<string>();
@@ -137,7 +137,7 @@ export function EventsList(props: { address?: string; operator: boolean; title?:
         setLoading(false);
       },
     );
-  }, [type, props.address, reloads]);
+  }, [type, props.address, reloads, props.version]);
 
   const loadMore = () =>
     more.run(async () => {

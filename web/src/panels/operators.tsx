@@ -8,6 +8,8 @@ import { SubscriptionManager } from './subscription';
 export function OperatorsPanel({ payer, plan }: { payer: string; plan?: Plan }) {
   const [input, setInput] = useState('');
   const [address, setAddress] = useState<string>();
+  // Bumped by each renewal or cancel: the customer's events list reads again.
+  const [changes, setChanges] = useState(0);
   const lookup = useAction();
 
   const submit = (event: Event) => {
@@ -67,9 +69,12 @@ export function OperatorsPanel({ payer, plan }: { payer: string; plan?: Plan }) 
           payer={payer}
           operator
           plan={plan}
+          onChanged={() => setChanges((count) => count + 1)}
         />
       )}
-      {address && <EventsList key={address} address={address} operator title="Customer's events" />}
+      {address && (
+        <EventsList key={address} address={address} operator title="Customer's events" version={changes} />
+      )}
     </div>
   );
 }

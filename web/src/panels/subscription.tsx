@@ -80,6 +80,8 @@ export function SubscriptionManager(props: {
   payer: string;
   operator: boolean;
   plan?: Plan;
+  /** After a renewal or a cancel went through (the operator view reloads the customer's events). */
+  onChanged?(): void;
 }) {
   const { address, self, payer, plan } = props;
   const [subscription, setSubscription] = useState<Subscription>();
@@ -119,6 +121,7 @@ export function SubscriptionManager(props: {
   const afterChange = async (updated: Subscription, text: string) => {
     setSubscription(updated);
     setMessage(text);
+    props.onChanged?.();
     setHistory(await api.history(address));
   };
 
