@@ -129,6 +129,7 @@ describe('dashboard: account panels in a real browser', () => {
       await screenshots(page, 'sign-out-everywhere-keys');
       await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
       await page.getByText(/1 API key made while signed in was revoked\.$/).waitFor();
+      await screenshots(page, 'signed-out-everywhere');
       const refused = await api.get('/auth/session', { token: made.body.key });
       expect(refused.status).toBe(401);
       expect(refused.body.details.code).toBe('api_key_revoked');
