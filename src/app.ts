@@ -2,12 +2,24 @@ import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LogController, type FastifyInstance, type onResponseHookHandler } from 'fastify';
+import {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type onResponseHookHandler,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { registerRateLimit } from './auth/rate-limit.js';
-import type { AppConfig } from './config/app-config.js';
-import { answerClientError, answerFrameworkError } from './common/http/framework-errors.js';
+import { configAdvisories, type AppConfig } from './config/app-config.js';
+import {
+  answerClientError,
+  answerStalledRequests,
+  connectionOptions,
+  trackExchange,
+} from './common/http/connection-limits.js';
+import { answerFrameworkError, TransportErrors } from './common/http/framework-errors.js';
 import { bodyProblem } from './common/http/request-body.js';
 import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
@@ -28,6 +40,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  * loopback port, and the OpenAPI script only reads its routes.
  */
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
+  for (const advice of configAdvisories(config)) logger.warn(advice);
   const app = await buildApp(config, logger, false);
   serveDocs(app, buildOpenApiDocument(app));
   await app.init();
@@ -60,16 +73,43 @@ async function buildApp(
     // X-Forwarded-Proto/-Host/-For count only from the proxies TRUST_PROXY names (https detection, client address).
     trustProxy: typeof config.trustProxy === 'boolean' ? config.trustProxy : [...config.trustProxy],
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    ...connectionOptions({
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      idleTimeoutMs: config.httpIdleTimeoutMs,
+      keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+    }),
+    // Requests arriving while the server closes are refused by the request hook below, with the error object.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
   const fastify = adapter.getInstance();
-  fastify.addHook('onRequest', (request, reply, done) => {
+  answerStalledRequests(fastify.server);
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  const cors = config.corsOrigins.length > 0;
+  // The adapter's request hook runs before every other one, CORS included: every answer, a preflight's or a
+  // refusal's, carries the request id and the security headers.
+  adapter.setOnRequestHook((request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
     if (isHttpsRequest(request)) void reply.header('strict-transport-security', HSTS_HEADER);
-    done();
+    trackExchange(request.raw, reply.raw, request.id);
+    if (closing) {
+      void reply.header('connection', 'close');
+      done(TransportErrors.shuttingDown());
+    } else if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(TransportErrors.missingHost());
+    } else if (cors && request.method === 'OPTIONS' && !isPreflight(request)) {
+      // @fastify/cors would answer it with a bare text/plain 400.
+      done(TransportErrors.invalidPreflight());
+    } else {
+      done();
+    }
   });
   const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));
   fastify.addHook('onSend', (_request, _reply, payload, done) => batcher.defer(done, payload));
@@ -135,6 +175,11 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
       done();
     });
   }
+}
+
+/** What @fastify/cors takes for a preflight: both headers present and not empty. */
+function isPreflight(request: FastifyRequest): boolean {
+  return Boolean(request.headers.origin) && Boolean(request.headers['access-control-request-method']);
 }
 
 function hooksOf<T>(value: T | T[] | undefined): T[] {

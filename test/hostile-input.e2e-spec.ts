@@ -1,11 +1,18 @@
+import { createHmac } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { http } from './utils/http.js';
+import { RawConnection } from './utils/raw-http.js';
 import { routeTable, type RouteEntry } from './utils/route-table.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, type WalletSession } from './utils/wallet.js';
 
 const RUNS_PER_ROUTE = Number(process.env.HOSTILE_RUNS ?? 40);
+/** Generated requests of the mixed run: routes, methods, headers, credentials, queries, cursors and bodies at once. */
+const MIXED_RUNS = Number(process.env.HOSTILE_MIXED_RUNS ?? 10_000);
+/** The browser origin CORS_ORIGINS allows in this suite, so that preflights are answered. */
+const ALLOWED_ORIGIN = 'https://app.example.com';
 /** Requests per route (and credential) carrying control characters in known fields: well over 5 000 in all. */
 const CONTROL_RUNS_PER_ROUTE = Number(process.env.HOSTILE_CONTROL_RUNS ?? 200);
 /** Requests in flight at once, over keep-alive connections (fetch's pool): enough to overlap, not to swamp. */
@@ -171,6 +178,243 @@ const rawBodies: Array<[string, string]> = [
   ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--'],
 ];
 
+const b64 = (text: string) => Buffer.from(text).toString('base64url');
+
+/** Numbers as a cursor carries them (decimal strings), and everything a client could put in their place. */
+/** Where PostgreSQL's ranges end: bigint, timestamptz (in microseconds), and past them. */
+const BOUNDARIES = [
+  '9223372036854775807',
+  '9223372036854775808',
+  '9999999999999999999',
+  '18446744073709551616',
+  '253402300799999999',
+  '253402300800000000',
+  '0',
+  '-1',
+];
+const numberish: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...BOUNDARIES) },
+  // Decimal digits, the shape a cursor's numbers have, of every length up to well past 64 bits.
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.bigInt({ min: 0n, max: 10n ** 22n }), fc.nat({ max: 22 }))
+      .map(([value, digits]) => (value % 10n ** BigInt(digits + 1)).toString()),
+  },
+  fc.constantFrom('1 day', '1 microsecond', 'infinity', '-infinity', 'NaN', '1e309', '0x10', ' 1', '1.5', ''),
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+  fc.double().map(String),
+  fc.jsonValue({ maxDepth: 1 }),
+);
+/** The list each paged route's cursors name. */
+const PAGED_ROUTES: Record<string, string> = {
+  '/subscriptions/history': 'subscription_history',
+  '/api-keys/list': 'api_keys',
+  '/webhooks/deliveries': 'webhook_attempts',
+};
+const PAGED_LISTS = Object.values(PAGED_ROUTES);
+/** Edited cursors: the right shape with values out of range, another list's, another shape, or no cursor at all. */
+const tamperedCursor: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom(...PAGED_LISTS, 'x'), numberish, fc.oneof(fc.uuid(), numberish))
+    .map((cursor) => b64(JSON.stringify(cursor))),
+  fc.jsonValue({ maxDepth: 2 }).map((value) => b64(JSON.stringify(value))),
+  fc.string({ maxLength: 80 }),
+  fc.constantFrom(
+    b64('["subscription_history","1","9999999999999999999"]'),
+    b64('[') + '%%',
+    'x'.repeat(600),
+  ),
+);
+
+/** An HS256 token over any claims at all (jsonwebtoken refuses to sign odd ones). */
+function signedWith(secret: string, claims: object): string {
+  const unsigned = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify(claims))}`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+/** Tokens of every wrong kind: garbage, API-key-shaped, unsigned or foreign-signed JWTs with odd claims, huge. */
+const NOW = Math.floor(Date.now() / 1000);
+const oddClaims = [
+  { sub: '0x52908400098527886E0F7030069857D2E4169EE7', jti: 'x'.repeat(5_000), exp: NOW + 600 },
+  { sub: '0x52908400098527886E0F7030069857D2E4169EE7', jti: 'not-a-uuid', exp: 1e308 },
+  { sub: '0x52908400098527886E0F7030069857D2E4169EE7', iat: NOW + 31_536_000, exp: NOW + 31_600_000 },
+  { sub: 'not-an-address', scopes: ['FULL'], exp: NOW + 600 },
+  { sub: ['array'], jti: { object: true }, exp: 'tomorrow' },
+];
+const ODD_TOKENS = [
+  '',
+  'tg_',
+  `tg_${'A'.repeat(38)}`,
+  `tg_${'0'.repeat(500)}`,
+  'x'.repeat(6_000),
+  'eyJhbGciOiJub25lIn0.e30.',
+  ...oddClaims.map((claims) => signedWith('another-secret-that-is-at-least-32-bytes!!', claims)),
+  ...oddClaims.map((claims) => `${b64('{"alg":"none","typ":"JWT"}')}.${b64(JSON.stringify(claims))}.`),
+  `${b64('{"alg":"HS256"}')}.${b64('{"exp":1e308}')}.${'A'.repeat(43)}`,
+];
+const printable = (text: string) => text.replace(/[^\x20-\x7e]/g, '');
+const authorization = fc.oneof(
+  fc.constantFrom(...ODD_TOKENS).map((token) => `Bearer ${token}`),
+  fc.constantFrom('Basic dXNlcjpwYXNz', 'Bearer', 'bearer  tg_x', 'Token abc', 'Bearer a b c'),
+  fc.string({ maxLength: 200 }).map((text) => `Bearer ${printable(text)}`),
+);
+const HEADER_NAMES = [
+  'authorization',
+  'cookie',
+  'origin',
+  'referer',
+  'x-request-id',
+  'idempotency-key',
+  'accept',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'access-control-request-method',
+  'if-none-match',
+  'range',
+  'accept-encoding',
+];
+/**
+ * Odd values of the headers the service reads. Together they stay under Node's 16 KiB of headers: past it the answer
+ * (431, tried in the raw cases below) is written before the method is known, so a HEAD request would get a body.
+ */
+const oddHeaders: fc.Arbitrary<Record<string, string>> = fc.dictionary(
+  fc.constantFrom(...HEADER_NAMES),
+  fc.oneof(
+    fc.string({ maxLength: 120 }).map(printable),
+    fc.constantFrom(
+      'null',
+      ALLOWED_ORIGIN,
+      'https://evil.example',
+      `tg_session=${'y'.repeat(300)}`,
+      'tg_session=',
+      '../../',
+      'x'.repeat(2000),
+      '*',
+      'bytes=0-',
+    ),
+  ),
+  { maxKeys: 4 },
+);
+const ODD_PATHS = [
+  '/%zz',
+  '/..%2f..%2fetc%2fpasswd',
+  '//subscriptions//status',
+  '/subscriptions/status/',
+  '/API-KEYS/LIST',
+  '/webhooks/deliveries/%00/retry',
+  '/webhooks/%2e%2e',
+  '/docs/../health',
+  '/nope',
+  '/',
+  '/subscriptions/status?address=0x52908400098527886E0F7030069857D2E4169EE7&address=x',
+];
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-16',
+  'application/JSON',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  '',
+];
+
+/** One request of the mixed run, as drawn; the route and credential indices are resolved against the live app. */
+const mixedRequest = fc.record({
+  route: fc.nat(),
+  // Mostly the route's own method and path (null), sometimes another method, an odd path.
+  method: fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, fc.constantFrom(...METHODS)),
+  oddPath: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, fc.constantFrom(...ODD_PATHS)),
+  // Through UTF-8 and back: a lone surrogate becomes U+FFFD, as on the wire.
+  pathValue: fc
+    .oneof(fc.uuid(), fc.string({ maxLength: 60 }), fc.constantFrom(...nasty.slice(0, 8)))
+    .map((value) => Buffer.from(value).toString()),
+  query: fc.record(
+    {
+      cursor: tamperedCursor,
+      // A cursor of the route's own list (made below), with edited values: the closest to one the server issued.
+      ownCursor: fc.tuple(numberish, fc.oneof(fc.uuid(), numberish)),
+      limit: fc.oneof(
+        numberish.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))),
+        fc.constantFrom('0', '201', '-1', '50', '1e2'),
+      ),
+      address: fc.oneof(
+        fc.constant('0x52908400098527886E0F7030069857D2E4169EE7'),
+        fc.string({ maxLength: 50 }),
+      ),
+      webhookId: fc.oneof(fc.uuid(), fc.string({ maxLength: 50 })),
+    },
+    { requiredKeys: [] },
+  ),
+  credential: fc.constantFrom('none', 'session', 'apiKey', 'cookie', 'odd', 'odd'),
+  oddAuthorization: authorization,
+  headers: oddHeaders,
+  body: fc.option(
+    fc.oneof(
+      hostileBody.map((body) => JSON.stringify(body) ?? 'null'),
+      fc.constantFrom(...rawBodies.map(([, raw]) => raw)),
+      fc.string({ maxLength: 200 }),
+    ),
+    { freq: 3 },
+  ),
+  contentType: fc.constantFrom(...CONTENT_TYPES),
+});
+
+interface PlainAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** node:http over a keep-alive agent: fetch would refuse some of these requests (bodies on GET, odd headers). */
+function sendPlain(
+  agent: Agent,
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<PlainAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: hostname, port, method, path, headers, agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** What is wrong with an answer: a 5xx, or an error without the error object, its code and its request id. */
+function answerProblem(method: string, answer: PlainAnswer): string | undefined {
+  if (answer.status >= 500) return `${answer.status} ${answer.text.slice(0, 200)}`;
+  if (answer.status < 400 || method === 'HEAD') return undefined;
+  let body: { error?: unknown; details?: { code?: unknown; requestId?: unknown } } | undefined;
+  try {
+    body = JSON.parse(answer.text) as typeof body;
+  } catch {
+    return `${answer.status} not JSON: ${answer.text.slice(0, 200)}`;
+  }
+  const ok =
+    typeof body?.error === 'string' &&
+    typeof body.details?.code === 'string' &&
+    typeof body.details.requestId === 'string' &&
+    body.details.requestId === answer.headers['x-request-id'];
+  return ok ? undefined : `${answer.status} not the error object: ${answer.text.slice(0, 200)}`;
+}
+
 /** Sends bytes exactly as given (invalid UTF-8, CRLF in headers): fetch would refuse to. */
 function rawRequest(url: string, request: string | Buffer): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(url);
@@ -194,7 +438,7 @@ describe('hostile input on every route', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { CORS_ORIGINS: ALLOWED_ORIGIN } });
     routes = routeTable(t.app);
     session = await login(t.url);
   });
@@ -515,4 +759,142 @@ describe('hostile input on every route', () => {
     const health = await http(t.url).get('/health');
     expect(health.status).toBe(200);
   });
+
+  it('refuses edited cursors on every paged list with 400 invalid_cursor, never 5xx', async () => {
+    const api = http(t.url);
+    await ensureSession();
+    const lists: Array<[path: string, list: string, id: string]> = [
+      ['/subscriptions/history', 'subscription_history', '1'],
+      ['/api-keys/list', 'api_keys', UUID],
+      ['/webhooks/deliveries', 'webhook_attempts', UUID],
+    ];
+    for (const [path, list, id] of lists) {
+      const cursors = [
+        [list, '1', '9999999999999999999'],
+        [list, '1', '9223372036854775808'],
+        [list, '9999999999999999999', id],
+        [list, '9223372036854775807', id],
+        [list, '253402300800000000', id],
+        [list, '1 day', id],
+        [list, 'infinity', id],
+        [list, '-1', id],
+        [list, 1, id],
+        [list, '1', '1 day'],
+        [list, '1', `${id}x`],
+        [list, '1', id, 'extra'],
+      ].map((cursor) => b64(JSON.stringify(cursor)));
+      for (const cursor of cursors) {
+        const answer = await api.get(`${path}?cursor=${cursor}`, { token: session.token });
+        expect({ path, cursor, status: answer.status, code: answer.body?.details?.code }).toEqual({
+          path,
+          cursor,
+          status: 400,
+          code: 'invalid_cursor',
+        });
+      }
+      // The right shape with values in range is a cursor like any other: a page (empty here).
+      const fine = await api.get(`${path}?cursor=${b64(JSON.stringify([list, '1795311000123456', id]))}`, {
+        token: session.token,
+      });
+      expect({ path, status: fine.status }).toEqual({ path, status: 200 });
+    }
+  });
+
+  it('answers CORS preflights: a complete one with 204, an incomplete one with the error object', async () => {
+    const api = http(t.url);
+    const complete = await api.send('OPTIONS', '/subscriptions/status', {
+      headers: { origin: ALLOWED_ORIGIN, 'access-control-request-method': 'GET' },
+    });
+    expect(complete.status).toBe(204);
+    expect(complete.headers.get('access-control-allow-origin')).toBe(ALLOWED_ORIGIN);
+    expect(complete.headers.get('x-request-id')).toBeTruthy();
+    const incomplete: Array<Record<string, string>> = [
+      { origin: ALLOWED_ORIGIN },
+      { 'access-control-request-method': 'POST' },
+      {},
+      { origin: 'https://evil.example' },
+      { origin: '', 'access-control-request-method': '' },
+    ];
+    for (const headers of incomplete) {
+      // `http` checks that the error object carries the answer's request id.
+      const answer = await api.send('OPTIONS', '/api-keys/list', { headers });
+      expect({ headers, status: answer.status, code: answer.body?.details?.code }).toEqual({
+        headers,
+        status: 400,
+        code: 'invalid_preflight',
+      });
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    }
+  });
+
+  it('answers an HTTP/1.1 request without Host with the error object, and takes HTTP/1.0 without it', async () => {
+    const connection = await RawConnection.open(t.url);
+    connection.write('GET /health HTTP/1.1\r\n\r\n');
+    const answer = await connection.nextAnswer();
+    expect({ status: answer?.status, code: answer?.json?.details?.code }).toEqual({
+      status: 400,
+      code: 'missing_host',
+    });
+    expect(answer?.json.details.requestId).toBe(answer?.headers['x-request-id']);
+    connection.destroy();
+    const old = await RawConnection.open(t.url);
+    old.write('GET /health HTTP/1.0\r\n\r\n');
+    expect((await old.nextAnswer())?.status).toBe(200);
+    old.destroy();
+  });
+
+  it(`answers ${MIXED_RUNS} generated hostile requests without a 5xx, every error as the error object`, async () => {
+    await ensureSession();
+    const own = await login(t.url);
+    const key = await http(t.url).post('/api-keys', {
+      token: own.token,
+      body: { label: 'hostile run', scopes: ['FULL'] },
+    });
+    expect(key.status).toBe(200);
+    // Routes that would end the run's own session are tried with every credential but the session's.
+    const ending = new Set(['/auth/logout', '/auth/logout-all']);
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const samples = fc.sample(mixedRequest, { numRuns: MIXED_RUNS, seed: 20261125 });
+    const failures: string[] = [];
+    let answered = 0;
+    try {
+      await inPool(samples, CONCURRENCY, async (sample) => {
+        const route = routes[sample.route % routes.length]!;
+        const method = sample.method ?? route.method;
+        const { ownCursor, ...query } = sample.query;
+        const list = PAGED_ROUTES[route.path];
+        if (ownCursor && list) query.cursor = b64(JSON.stringify([list, ...ownCursor]));
+        const search = new URLSearchParams(query as Record<string, string>).toString();
+        const path =
+          sample.oddPath ?? `${pathOf(route, sample.pathValue || 'x')}${search ? `?${search}` : ''}`;
+        const headers: Record<string, string> = { ...sample.headers };
+        const credential =
+          ending.has(route.path) && sample.credential !== 'apiKey' ? 'odd' : sample.credential;
+        if (credential === 'session') headers.authorization = `Bearer ${own.token}`;
+        if (credential === 'apiKey') headers.authorization = `Bearer ${key.body.key}`;
+        if (credential === 'cookie') headers.cookie = own.cookie;
+        if (credential === 'odd') headers.authorization = sample.oddAuthorization;
+        // Node's client writes a HEAD request's body without framing it: a second, malformed request on the wire.
+        const body = method === 'HEAD' ? undefined : (sample.body ?? undefined);
+        if (body !== undefined) {
+          headers['content-length'] = String(Buffer.byteLength(body));
+          if (sample.contentType) headers['content-type'] = sample.contentType;
+        }
+        const label = `${method} ${path.slice(0, 120)} ${JSON.stringify(headers).slice(0, 160)} body=${sample.body?.slice(0, 80)}`;
+        try {
+          const answer = await sendPlain(agent, t.url, method, path, headers, body);
+          answered++;
+          const problem = answerProblem(method, answer);
+          if (problem) failures.push(`${label} → ${problem}`);
+        } catch (error) {
+          failures.push(`${label} → ${(error as Error).message}`);
+        }
+      });
+    } finally {
+      agent.destroy();
+    }
+    sent += answered;
+    expect(failures.slice(0, 20)).toEqual([]);
+    expect(answered).toBe(MIXED_RUNS);
+  }, 300_000);
 });

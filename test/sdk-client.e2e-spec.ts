@@ -6,6 +6,7 @@ import {
   isTollgateError,
   sessionToken,
   signIn,
+  TollgateConnectionError,
   TollgateError,
   unwrap,
   verifyWebhook,
@@ -14,6 +15,7 @@ import {
   type TollgateClientOptions,
 } from '../sdk/src/index.js';
 import { Receiver } from './utils/receiver.js';
+import { startTcpProxy } from './utils/tcp-proxy.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
@@ -106,6 +108,12 @@ describe('@tollgate/client against the service', () => {
     expect(status.cancelAtPeriodEnd).toBe(true);
     const history = await unwrap(asOwner.GET('/subscriptions/history'));
     expect(history.map((event) => event.type)).toEqual(['canceled', 'renewed']);
+    const events = await unwrap(
+      asOwner.GET('/events', {
+        params: { query: { type: ['subscription.renewed', 'subscription.canceled'] } },
+      }),
+    );
+    expect(events.map((event) => event.type)).toEqual(['subscription.canceled', 'subscription.renewed']);
   });
 
   it('creates keys on both paths, lists them a page at a time, revokes one; a key reads and renews', async () => {
@@ -222,6 +230,66 @@ describe('@tollgate/client against the service', () => {
       const after = await unwrap(session.GET('/auth/session')).catch((error: unknown) => error);
       expect(after).toMatchObject({ status: 401, code: 'token_revoked' });
     }
+  });
+
+  it('retries a renew whose answer was lost after the service committed it, with the same key: one period, once', async () => {
+    const plan = await unwrap(connect().GET('/subscriptions/plan'));
+    const session = await signIn(connect(), newWallet());
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(t.url).port));
+    try {
+      const attempts: Request[] = [];
+      const viaProxy = createTollgateClient({
+        baseUrl: `http://127.0.0.1:${proxy.port}`,
+        credential: session,
+        fetch: (request) => {
+          attempts.push(request);
+          return fetch(request);
+        },
+      });
+      const dropped = proxy.dropNextAnswer();
+      const renewed = await unwrap(viaProxy.POST('/subscriptions/renew', { body: {} }));
+      await dropped;
+
+      expect(attempts).toHaveLength(2);
+      const [first, retry] = attempts.map((request) => request.headers.get('idempotency-key'));
+      expect(first).toEqual(expect.any(String));
+      expect(retry).toBe(first);
+      expect(renewed).toMatchObject({ status: 'active', active: true });
+      const period = Date.parse(renewed.currentPeriodEnd!) - Date.parse(renewed.currentPeriodStart!);
+      expect(period).toBe(plan.periodSeconds * 1000);
+      const asSession = connect({ credential: session });
+      const history = await unwrap(asSession.GET('/subscriptions/history'));
+      expect(history.map((event) => event.type)).toEqual(['renewed']);
+      const status = await unwrap(asSession.GET('/subscriptions/status'));
+      expect(status.currentPeriodEnd).toBe(renewed.currentPeriodEnd);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('answers an unreachable service with a TollgateConnectionError, not a bare fetch failure', async () => {
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(t.url).port));
+    await proxy.cut();
+    const offline = createTollgateClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, maxRetries: 0 });
+    const thrown = await unwrap(offline.GET('/health')).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(TollgateConnectionError);
+    expect(isTollgateError(thrown, 'connection_failed')).toBe(true);
+  });
+
+  it('pages through every key with paginate', async () => {
+    const wallet = await signIn(connect(), newWallet());
+    const asWallet = connect({ credential: wallet });
+    const created: string[] = [];
+    for (const label of ['one', 'two', 'three']) {
+      created.unshift(
+        (await unwrap(asWallet.POST('/api-keys', { body: { label, scopes: ['READ_ONLY'] } }))).id,
+      );
+    }
+    const listed: string[] = [];
+    for await (const key of asWallet.paginate('/api-keys/list', { params: { query: { limit: 2 } } })) {
+      listed.push(key.id);
+    }
+    expect(listed).toEqual(created);
   });
 
   it('called every operation of docs/openapi.yaml', () => {

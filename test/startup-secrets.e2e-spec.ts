@@ -43,6 +43,11 @@ describe('secrets at start', () => {
 
   it.each([
     ['the compose placeholder', 'CHANGE-ME-placeholder-jwt-secret-not-for-real-use'],
+    ['the benchmark secret', 'bench-secret-that-is-at-least-32-bytes-long'],
+    [
+      "the API description's example webhook secret",
+      'whsec_Q2xhcmsgS2VudCBpcyBTdXBlcm1hbiBhbmQgc2hlIGtub3dzIGl0IQ==',
+    ],
     ['a low-entropy secret', 'abababababababababababababababababababab'],
     ['a secret under 32 bytes', 'Zq8vN2xLp4'],
   ])('refuses to start in production with %s', async (_label, secret) => {

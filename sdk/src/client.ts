@@ -1,10 +1,52 @@
-import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import createClient, { type Client, type ClientOptions, type FetchOptions } from 'openapi-fetch';
 import { authorization, type Credential } from './credentials.js';
+import { TollgateError } from './errors.js';
 import type { paths } from './schema.js';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  resilientFetch,
+  type RequestSettings,
+} from './transport.js';
 
-export type TollgateClient = Client<paths>;
+type Get<Path> = Path extends keyof paths ? paths[Path]['get'] : never;
+type OkHeaders<Operation> = Operation extends { responses: { 200: { headers: infer Headers } } }
+  ? Headers
+  : never;
+/** A header map's declared names, without its `[name: string]: unknown` index signature. */
+type DeclaredNames<Headers> = keyof { [Name in keyof Headers as string extends Name ? never : Name]: true };
 
-export interface TollgateClientOptions extends Omit<ClientOptions, 'baseUrl'> {
+/** The lists that page: their 200 answer declares the `X-Next-Cursor` header. */
+export type PagedPath = {
+  [Path in keyof paths]: 'x-next-cursor' extends Lowercase<DeclaredNames<OkHeaders<Get<Path>>> & string>
+    ? Path
+    : never;
+}[keyof paths];
+
+/** One item of a paged list, e.g. `PageItem<'/api-keys/list'>` is an ApiKeyDto. */
+export type PageItem<Path extends PagedPath> =
+  Get<Path> extends { responses: { 200: { content: { 'application/json': Array<infer Item> } } } }
+    ? Item
+    : never;
+
+/** The options of a paged list's GET (its `params.query` filters; `limit` sets the page size). */
+export type PageOptions<Path extends PagedPath> = FetchOptions<Get<Path>> & RequestSettings;
+
+/** Page size asked for when the caller sets none: sending one turns the lists that answer whole into pages. */
+const PAGE_LIMIT = 100;
+
+export type TollgateClient = Client<paths> & {
+  /**
+   * Every item of a paged list, page after page (following `X-Next-Cursor`), as an async iterator:
+   * `for await (const key of tollgate.paginate('/api-keys/list')) …`. A refused page throws a TollgateError.
+   */
+  paginate<Path extends PagedPath>(
+    path: Path,
+    options?: PageOptions<Path>,
+  ): AsyncGenerator<PageItem<Path>, void>;
+};
+
+export interface TollgateClientOptions extends Omit<ClientOptions, 'baseUrl'>, RequestSettings {
   /** Where the API answers, e.g. `https://tollgate.example.com` (no trailing path). */
   baseUrl: string;
   /**
@@ -14,27 +56,75 @@ export interface TollgateClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   credential?: Credential | (() => Credential | undefined);
 }
 
+/** Operations that pay or change a subscription: each call gets its own Idempotency-Key unless the caller sets one. */
+const IDEMPOTENT_POSTS = new Set(['/subscriptions/renew', '/subscriptions/cancel']);
+
+/** A version 4 UUID. getRandomValues also works where randomUUID is missing (a page served over plain http). */
+function uuid(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /**
  * The typed client: every path, parameter, body and answer of the API comes from the generated schema, e.g.
  * `await client.GET('/subscriptions/status', { params: { query: { address } } })` returns `{ data, error }`;
- * wrap the call in `unwrap` to get the data or a thrown TollgateError.
+ * wrap the call in `unwrap` to get the data or a thrown TollgateError. Each attempt times out (`timeout`, default
+ * 30 s) with a TollgateTimeoutError; no answer is a TollgateConnectionError; safe and idempotent requests are
+ * retried (`maxRetries`, default 2) after a 429, a 503 or no answer. Both can be set per call too.
  */
 export function createTollgateClient({
   baseUrl,
   credential,
+  timeout = DEFAULT_TIMEOUT_MS,
+  maxRetries = DEFAULT_MAX_RETRIES,
+  fetch: send = (request) => globalThis.fetch(request),
   ...options
 }: TollgateClientOptions): TollgateClient {
-  const client = createClient<paths>({ ...options, baseUrl: baseUrl.replace(/\/+$/, '') });
-  if (credential !== undefined) {
-    client.use({
-      onRequest({ request }) {
-        const current = typeof credential === 'function' ? credential() : credential;
-        if (current && !request.headers.has('authorization')) {
-          request.headers.set('authorization', authorization(current));
-        }
-        return request;
-      },
-    });
+  const client = createClient<paths>({
+    ...options,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    fetch: resilientFetch(send, { timeout, maxRetries }),
+  });
+  client.use({
+    onRequest({ request, schemaPath }) {
+      // One key per call, kept across its retries: a renew whose answer was lost is replayed, never paid twice.
+      if (
+        request.method === 'POST' &&
+        IDEMPOTENT_POSTS.has(schemaPath) &&
+        !request.headers.has('idempotency-key')
+      ) {
+        request.headers.set('idempotency-key', uuid());
+      }
+      const current = typeof credential === 'function' ? credential() : credential;
+      if (current && !request.headers.has('authorization')) {
+        request.headers.set('authorization', authorization(current));
+      }
+      return request;
+    },
+  });
+
+  async function* paginate<Path extends PagedPath>(
+    path: Path,
+    pageOptions?: PageOptions<Path>,
+  ): AsyncGenerator<PageItem<Path>, void> {
+    const init = (pageOptions ?? {}) as { params?: { query?: Record<string, unknown> } };
+    const query: Record<string, unknown> = { limit: PAGE_LIMIT, ...init.params?.query };
+    let cursor = query.cursor as string | undefined;
+    do {
+      const page = { ...query, ...(cursor === undefined ? {} : { cursor }) };
+      // The path and options were checked against the schema by paginate's own signature.
+      const { data, error, response } = await (
+        client.GET as (...args: unknown[]) => ReturnType<Client<paths>['GET']>
+      )(path, { ...init, params: { ...init.params, query: page } });
+      if (!response.ok) throw new TollgateError(response.status, error);
+      yield* data as PageItem<Path>[];
+      cursor = response.headers.get('x-next-cursor') ?? undefined;
+    } while (cursor !== undefined);
   }
-  return client;
+
+  return Object.assign(client, { paginate });
 }

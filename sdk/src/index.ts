@@ -1,4 +1,12 @@
-export { createTollgateClient, type TollgateClient, type TollgateClientOptions } from './client.js';
+export {
+  createTollgateClient,
+  type TollgateClient,
+  type TollgateClientOptions,
+  type PagedPath,
+  type PageItem,
+  type PageOptions,
+} from './client.js';
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RequestSettings } from './transport.js';
 export {
   apiKey,
   sessionToken,
@@ -7,7 +15,16 @@ export {
   type ApiKeyCredential,
   type SessionCredential,
 } from './credentials.js';
-export { TollgateError, isTollgateError, unwrap, type ErrorBody } from './errors.js';
+export {
+  TollgateError,
+  TollgateConnectionError,
+  TollgateTimeoutError,
+  isTollgateError,
+  unwrap,
+  type ErrorBody,
+  type ErrorCode,
+  type ClientErrorCode,
+} from './errors.js';
 export {
   signIn,
   type SignedIn,

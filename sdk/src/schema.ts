@@ -1853,7 +1853,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorResponseDto"];
+                "application/json": components["schemas"]["ErrorResponseDto"] & {
+                    details: {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        retryAfterSeconds: number;
+                    };
+                };
             };
         };
     };

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { toPage, type Page, type PagePosition, type PageRequest } from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
-import { empty, raw, sql } from '../database/sql.js';
+import { raw, sql } from '../database/sql.js';
+import { keysetPage } from '../database/keyset-page.js';
 import type { ApiKeyUsageDailyEntity } from './api-key-usage-daily.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
 
@@ -91,18 +92,13 @@ export class ApiKeysRepository {
     return rows;
   }
 
-  /** One page of `listByOwner`: keyset pagination on (created_at, id), as `pageSql` describes. */
+  /** One page of `listByOwner`. */
   async listPageByOwner(ownerAddress: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
-    const after = page.after
-      ? sql`AND (created_at, id) <
-              (timestamptz 'epoch' + ${page.after.micros}::bigint * interval '1 microsecond', ${page.after.tiebreaker}::uuid)`
-      : empty;
+    const keyset = keysetPage({ time: 'created_at', tiebreaker: 'id', tiebreakerType: 'uuid' }, page);
     const { rows } = await this.db.run<ApiKeyRecord & { position: PagePosition }>(
-      sql`SELECT ${COLUMNS},
-                 json_build_object('micros', (extract(epoch FROM created_at) * 1000000)::bigint::text,
-                   'tiebreaker', id::text) AS position
-          FROM api_keys WHERE owner_address = ${ownerAddress} ${after}
-          ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`,
+      sql`SELECT ${COLUMNS}, ${keyset.position}
+          FROM api_keys WHERE owner_address = ${ownerAddress} AND ${keyset.after}
+          ORDER BY created_at DESC, id DESC ${keyset.limit}`,
     );
     return toPage(rows, page.limit);
   }

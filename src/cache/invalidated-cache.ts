@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { InvalidationLog, InvalidationTicket } from './invalidation-log.service.js';
+import type { InvalidationLog } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
   /** Invalidations the triggers write under this topic drop the entry stored under their key. */
@@ -11,8 +11,6 @@ export interface InvalidatedCacheOptions {
 export interface GetOrLoadOptions<Value extends object | true> {
   /** Whether a loaded value may be stored (default: always). */
   cacheable?: (value: Value) => boolean;
-  /** The request's ticket (InvalidationLog.requestTicket); without it, a new one. */
-  ticket?: InvalidationTicket;
 }
 
 /**
@@ -35,15 +33,14 @@ export class InvalidatedCache<Value extends object | true> {
   }
 
   /**
-   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). Given the
-   * request's ticket, a request that consults several caches passes the barrier once.
+   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile).
    */
   async getOrLoad(
     key: string,
     load: () => Promise<Value | undefined>,
-    { cacheable = () => true, ticket }: GetOrLoadOptions<Value> = {},
+    { cacheable = () => true }: GetOrLoadOptions<Value> = {},
   ): Promise<Value | undefined> {
-    const trusted = await this.log.barrier(ticket);
+    const trusted = await this.log.barrier();
     if (trusted) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { ConfigValidationError, loadAppConfig } from './app-config.js';
+import { configAdvisories, ConfigValidationError, loadAppConfig } from './app-config.js';
 import {
   renderConfigTable,
   renderEnvExample,
@@ -67,6 +67,10 @@ describe('loadAppConfig', () => {
       workersEnabled: true,
       rateLimitPerMinute: undefined,
       nodeEnv: 'development',
+      httpRequestTimeoutMs: 30_000,
+      httpHeadersTimeoutMs: 10_000,
+      httpIdleTimeoutMs: 5_000,
+      httpKeepAliveTimeoutMs: 72_000,
     });
     expect(config.operatorAddresses.size).toBe(0);
     expect(config.authVerifyThreads).toBe(Math.min(availableParallelism(), 4));
@@ -168,6 +172,25 @@ describe('loadAppConfig', () => {
   ])('refuses %s as a production JWT_SECRET, and accepts it outside production', (_label, secret) => {
     expect(() => loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: secret })).toThrow(/JWT_SECRET: /);
     expect(loadAppConfig({ NODE_ENV: 'development', JWT_SECRET: secret }).jwtSecret).toBe(secret);
+  });
+
+  it('refuses a headers timeout longer than the whole request may take', () => {
+    expect(problemsOf({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    ]);
+  });
+
+  it('warns in production while AUTH_REQUIRE_SIWE is false, and nowhere else', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      PAYMENT_GATEWAY: 'operator',
+    };
+    expect(configAdvisories(loadAppConfig(production))).toEqual([
+      expect.stringMatching(/^AUTH_REQUIRE_SIWE=false: .*set AUTH_REQUIRE_SIWE=true/),
+    ]);
+    expect(configAdvisories(loadAppConfig({ ...production, AUTH_REQUIRE_SIWE: 'true' }))).toEqual([]);
+    expect(configAdvisories(loadAppConfig({}))).toEqual([]);
   });
 
   it('defaults PAYMENT_GATEWAY to free outside production, and knows no other gateway', () => {

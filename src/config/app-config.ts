@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { InvalidSetting, type Setting } from './setting.js';
-import { CROSS_CHECKS, DERIVED_DEFAULTS, SETTINGS, type AppConfig } from './settings.js';
+import { ADVISORIES, CROSS_CHECKS, DERIVED_DEFAULTS, SETTINGS, type AppConfig } from './settings.js';
 
 export type { AppConfig } from './settings.js';
 
@@ -52,4 +52,9 @@ export function loadAppConfig(env: Environment = readEnvironment()): AppConfig {
   }
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return Object.freeze(config);
+}
+
+/** The warnings a configuration deserves at start (see {@link ADVISORIES}). */
+export function configAdvisories(config: AppConfig): string[] {
+  return ADVISORIES.map((advise) => advise(config)).filter((advice) => advice !== undefined);
 }

@@ -1,5 +1,54 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { estimatedEntropyBits, weakSecretReason } from './secret-strength.js';
+import { readFileSync } from 'node:fs';
+import { estimatedEntropyBits, PUBLISHED_SECRETS, weakSecretReason } from './secret-strength.js';
+
+/** A secret's characters: base64 and base64url, hex, and the punctuation of typed passphrases (no code: `$`, `{`). */
+const C = String.raw`[A-Za-z0-9+/=_.!@#%^&*~-]`;
+
+/**
+ * Where a secret shows in source, configuration and documentation: a value given to a secret-named key (quoted, or
+ * as in .env and compose files), a quoted string that calls itself a secret, and the shapes of this service's own
+ * credentials (webhook secrets, API keys).
+ */
+const SECRET_SHAPES = [
+  new RegExp(
+    String.raw`(?:secret|password|passphrase)[\w-]*["'\x60]?\s*[:=]\s*["'\x60](${C}{32,})["'\x60]`,
+    'gi',
+  ),
+  new RegExp(String.raw`^[\s#]*[A-Z_]*(?:SECRET|PASSWORD)[A-Z_]*\s*[:=]\s*(${C}{32,})`, 'gm'),
+  new RegExp(String.raw`["'](${C}*secret${C}*)["']`, 'gi'),
+  /\b(whsec_[A-Za-z0-9+/=]{20,})/g,
+  /\b(tg_[A-Za-z0-9]{30,})/g,
+];
+/** Names, not values: SQL constraints and identifiers such as `ck_webhook_endpoints_previous_secret`. */
+const IDENTIFIER = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
+/** Not text a person would copy: the lock file's hashes and compiled contract bytecode. */
+const NOT_SCANNED = /(^|\/)package-lock\.json$|^test\/fixtures\/contracts\/compiled\.json$/;
+
+/** Every secret-like value of 32 bytes or more in the repository's tracked files, with the first file naming it. */
+function secretsInRepository(): Map<string, string> {
+  const files = execFileSync('git', ['ls-files', '-z'], { encoding: 'utf8' }).split('\0').filter(Boolean);
+  const found = new Map<string, string>();
+  for (const file of files) {
+    if (NOT_SCANNED.test(file)) continue;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // listed but not checked out (a deleted file in the working tree)
+    }
+    if (text.includes('\0')) continue;
+    for (const shape of SECRET_SHAPES) {
+      for (const [, value] of text.matchAll(shape)) {
+        if (Buffer.byteLength(value!) >= 32 && !IDENTIFIER.test(value!) && !found.has(value!)) {
+          found.set(value!, file);
+        }
+      }
+    }
+  }
+  return found;
+}
 
 describe('weakSecretReason', () => {
   it('accepts random secrets in the usual encodings', () => {
@@ -20,8 +69,29 @@ describe('weakSecretReason', () => {
     expect(weakSecretReason('abcdefgh'.repeat(5))).toMatch(/about 120 bits of entropy, at least 128 needed/);
   });
 
+  it('refuses every secret-like value of the repository (add a new one to PUBLISHED_SECRETS)', () => {
+    const found = secretsInRepository();
+    // The scan sees the values it must: the benchmark's, the test app's, the API description's examples.
+    expect([...found.keys()]).toEqual(
+      expect.arrayContaining([
+        'bench-secret-that-is-at-least-32-bytes-long',
+        'test-secret-that-is-at-least-32-bytes-long!',
+        'tg_4Fq9ZkP2mX7vR1sT8bW3nY6cJ0dL5hGa2Kx9Qp',
+      ]),
+    );
+    const accepted = [...found].filter(([value]) => weakSecretReason(value) === undefined);
+    expect(accepted.map(([value, file]) => `${value} (${file})`)).toEqual([]);
+  });
+
+  it('refuses a published secret in any case, trimmed, or inside a longer value', () => {
+    for (const known of PUBLISHED_SECRETS) {
+      expect(weakSecretReason(` ${known.toUpperCase()}\n`)).toMatch(/published/);
+      expect(weakSecretReason(`${known}${randomBytes(4).toString('hex')}`)).toMatch(/published/);
+    }
+  });
+
   it('names the reason', () => {
-    expect(weakSecretReason('  CHANGE-ME-placeholder-jwt-secret-not-for-real-use ')).toMatch(/placeholder/);
+    expect(weakSecretReason('  CHANGE-ME-placeholder-jwt-secret-not-for-real-use ')).toMatch(/published/);
     expect(weakSecretReason('0123'.repeat(10))).toMatch(/bits of entropy/);
   });
 });

@@ -1,14 +1,26 @@
 /**
- * Values that appear in documentation, examples and compose files: a deployment that copied one has a secret the
- * whole internet knows. Compared case-insensitively, after trimming.
+ * Every secret-like value of this repository (tests, benchmarks, examples in the API description) and placeholders
+ * of documentation elsewhere: a deployment that copied one has a secret anyone can read. Compared
+ * case-insensitively, after trimming, and refused also inside a longer value. `secret-strength.spec.ts` scans the
+ * repository and fails on a value that is missing here and would pass the other checks.
  */
-const KNOWN_PLACEHOLDERS = [
+export const PUBLISHED_SECRETS = [
   'CHANGE-ME-placeholder-jwt-secret-not-for-real-use',
   'test-secret-that-is-at-least-32-bytes-long!',
+  'another-secret-that-is-at-least-32-bytes!!',
+  'a-test-secret-of-more-than-32-bytes-length',
+  'another-secret-of-more-than-32-bytes-length',
+  'a-test-secret-of-at-least-thirty-two-characters',
+  'another-secret-of-at-least-thirty-two-chars',
+  'bench-secret-that-is-at-least-32-bytes-long',
+  // The examples of the API description: a webhook secret (Standard Webhooks' own) and an API key.
+  'whsec_Q2xhcmsgS2VudCBpcyBTdXBlcm1hbiBhbmQgc2hlIGtub3dzIGl0IQ==',
+  'tg_4Fq9ZkP2mX7vR1sT8bW3nY6cJ0dL5hGa2Kx9Qp',
   'your-secret-key',
   'your-256-bit-secret',
   'secretsecretsecretsecretsecretsecret',
 ];
+const PUBLISHED = PUBLISHED_SECRETS.map((known) => known.toLowerCase());
 const PLACEHOLDER_WORDS = /change[-_ ]?me|placeholder|example|not[-_ ]for[-_ ]real|your[-_ ]secret/i;
 
 /** A random 32-byte secret, however it is encoded, carries about 256 bits; 128 leaves room for passphrases. */
@@ -34,12 +46,11 @@ export function estimatedEntropyBits(value: string): number {
 /** Why a production secret is unacceptable, or undefined when it passes. */
 export function weakSecretReason(secret: string): string | undefined {
   const trimmed = secret.trim();
-  if (
-    KNOWN_PLACEHOLDERS.some((known) => known.toLowerCase() === trimmed.toLowerCase()) ||
-    PLACEHOLDER_WORDS.test(trimmed)
-  ) {
-    return 'is a published placeholder, not a secret';
+  const lower = trimmed.toLowerCase();
+  if (PUBLISHED.some((known) => lower.includes(known) || (lower.length >= 32 && known.includes(lower)))) {
+    return 'is published (in this repository or its documentation), not a secret';
   }
+  if (PLACEHOLDER_WORDS.test(trimmed)) return 'is a published placeholder, not a secret';
   const bits = estimatedEntropyBits(trimmed);
   if (bits < MIN_SECRET_ENTROPY_BITS) {
     return `looks guessable (about ${Math.floor(bits)} bits of entropy, at least ${MIN_SECRET_ENTROPY_BITS} needed)`;

@@ -51,6 +51,32 @@ export const SETTINGS = {
     default: false,
     doc: 'Proxies whose `X-Forwarded-*` headers are believed (https, client address): `false`, `true` (any peer) or comma-separated IPs, CIDRs, `loopback`.',
   }),
+  // Connection limits (src/common/http/connection-limits.ts): a client that stalls holds a socket, and a process
+  // has a bounded number of them.
+  httpRequestTimeoutMs: setting({
+    env: 'HTTP_REQUEST_TIMEOUT_MS',
+    parse: integer({ min: 100, max: 600_000 }),
+    default: 30_000,
+    doc: 'Time to receive a whole request, headers and body; past it, 408 `request_timeout` and the connection is closed.',
+  }),
+  httpHeadersTimeoutMs: setting({
+    env: 'HTTP_HEADERS_TIMEOUT_MS',
+    parse: integer({ min: 100, max: 600_000 }),
+    default: 10_000,
+    doc: "Time to receive a request's headers (at most `HTTP_REQUEST_TIMEOUT_MS`); past it, 408 `request_timeout`.",
+  }),
+  httpIdleTimeoutMs: setting({
+    env: 'HTTP_IDLE_TIMEOUT_MS',
+    parse: integer({ min: 100, max: 600_000 }),
+    default: 5_000,
+    doc: 'Silence allowed while a request is being received: a body that stalls this long is answered 408 `request_timeout`, a connection that sends nothing is closed.',
+  }),
+  httpKeepAliveTimeoutMs: setting({
+    env: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    parse: integer({ min: 100, max: 600_000 }),
+    default: 72_000,
+    doc: "How long an idle kept-alive connection stays open; keep it above the load balancer's idle timeout (60 s on most).",
+  }),
   metricsPort: setting<number | undefined>({
     env: 'METRICS_PORT',
     parse: integer({ min: 1, max: 65535 }),
@@ -342,6 +368,10 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       config.nodeEnv === 'production' && config.jwtSecret ? weakSecretReason(config.jwtSecret) : undefined;
     return weakness && `JWT_SECRET: ${weakness}; generate one with \`openssl rand -base64 48\``;
   },
+  (config) =>
+    config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs
+      ? 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'
+      : undefined,
   // Defaulting to `free` in production would give every subscription away unnoticed.
   (config) =>
     config.nodeEnv === 'production' && config.paymentGateway === undefined
@@ -363,6 +393,20 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
   (config) =>
     config.paymentTokenAddress !== undefined && config.paymentTokenAddress === config.paymentReceiverAddress
       ? 'PAYMENT_RECEIVER_ADDRESS: must differ from PAYMENT_TOKEN_ADDRESS'
+      : undefined,
+];
+
+/**
+ * Settings that are allowed but weaken a deployment, each returning the warning logged at start (app.ts), naming
+ * its variable, or nothing.
+ */
+export const ADVISORIES: ReadonlyArray<(config: AppConfig) => string | undefined> = [
+  // The interface's literal flow (a signature over the bare nonce) stays accepted, but the bare nonce names no site:
+  // a phishing page can ask for the very same signature.
+  (config) =>
+    config.nodeEnv === 'production' && !config.authRequireSiwe
+      ? 'AUTH_REQUIRE_SIWE=false: a signature over the bare nonce is accepted, which names no domain and so helps ' +
+        'phishing; set AUTH_REQUIRE_SIWE=true once your clients sign the full EIP-4361 message (SECURITY.md)'
       : undefined,
 ];
 

@@ -24,17 +24,6 @@ export interface SqlExecutor {
     name: string,
     statement: Sql,
   ): Promise<SqlResult<Row>>;
-  /** @deprecated hand-numbered parameters: use `run` with the `sql` tag. Goes once every repository moved. */
-  query<Row extends QueryResultRow = QueryResultRow>(
-    text: string,
-    params?: unknown[],
-  ): Promise<SqlResult<Row>>;
-  /** @deprecated hand-numbered parameters: use `runPrepared` with the `sql` tag. */
-  queryPrepared<Row extends QueryResultRow = QueryResultRow>(
-    name: string,
-    text: string,
-    params: unknown[],
-  ): Promise<SqlResult<Row>>;
 }
 
 /** What runs a query: the pool, or a transaction's client. */
@@ -61,8 +50,6 @@ function executorOn(runner: QueryRunner, availability: DatabaseAvailability): Sq
   return {
     run: (statement) => run({ text: statement.text, values: statement.values }),
     runPrepared: (name, statement) => run({ name, text: statement.text, values: statement.values }),
-    query: (text, values) => run({ text, values }),
-    queryPrepared: (name, text, values) => run({ name, text, values }),
   };
 }
 
@@ -103,21 +90,6 @@ export class Database implements SqlExecutor {
     statement: Sql,
   ): Promise<SqlResult<Row>> {
     return this.onPool.runPrepared<Row>(name, statement);
-  }
-
-  query<Row extends QueryResultRow = QueryResultRow>(
-    text: string,
-    params?: unknown[],
-  ): Promise<SqlResult<Row>> {
-    return this.onPool.query<Row>(text, params);
-  }
-
-  queryPrepared<Row extends QueryResultRow = QueryResultRow>(
-    name: string,
-    text: string,
-    params: unknown[],
-  ): Promise<SqlResult<Row>> {
-    return this.onPool.queryPrepared<Row>(name, text, params);
   }
 
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */

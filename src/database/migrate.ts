@@ -17,12 +17,12 @@ export async function runMigrations(url: string): Promise<string[]> {
     const runner = dataSource.createQueryRunner();
     await runner.connect();
     try {
-      await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await runner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
       try {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
         return applied.map((migration) => migration.name);
       } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+        await runner.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
       }
     } finally {
       await runner.release();

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { toPage, type Page, type PagePosition, type PageRequest } from '../common/pagination/cursor-page.js';
 import { Database } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
-import { empty, join, raw, sql, type Sql } from '../database/sql.js';
+import { join, raw, sql, type Sql } from '../database/sql.js';
+import { keysetPage } from '../database/keyset-page.js';
 import { EventEntity } from './event.entity.js';
 
 const LISTED = ['id', 'type', 'createdAt', 'data'] as const satisfies readonly (keyof EventEntity)[];
@@ -38,18 +39,12 @@ export class EventsRepository {
     if (filter.types !== undefined) conditions.push(sql`type = ANY(${filter.types}::varchar[])`);
     if (filter.since !== undefined) conditions.push(sql`created_at >= ${filter.since}::timestamptz`);
     if (filter.until !== undefined) conditions.push(sql`created_at < ${filter.until}::timestamptz`);
-    if (page.after !== undefined) {
-      conditions.push(sql`(created_at, id) <
-        (timestamptz 'epoch' + ${page.after.micros}::bigint * interval '1 microsecond', ${page.after.tiebreaker}::uuid)`);
-    }
-    const where = conditions.length > 0 ? sql`WHERE ${join(conditions, ' AND ')}` : empty;
+    const keyset = keysetPage({ time: 'created_at', tiebreaker: 'id', tiebreakerType: 'uuid' }, page);
+    conditions.push(keyset.after);
     const { rows } = await this.db.run<ListedEvent & { position: PagePosition }>(
-      sql`SELECT ${COLUMNS},
-          json_build_object('micros', (extract(epoch FROM created_at) * 1000000)::bigint::text,
-            'tiebreaker', id::text) AS position
-        FROM events ${where}
-        ORDER BY created_at DESC, id DESC
-        LIMIT ${page.limit + 1}`,
+      sql`SELECT ${COLUMNS}, ${keyset.position}
+        FROM events WHERE ${join(conditions, ' AND ')}
+        ORDER BY created_at DESC, id DESC ${keyset.limit}`,
     );
     return toPage(rows, page.limit);
   }

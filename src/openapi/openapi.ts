@@ -212,6 +212,18 @@ const RATE_LIMIT_DESCRIPTION =
   'never limited.';
 
 /**
+ * The 429's body, typed like every other error response (an untyped `details.code` would widen every operation's
+ * union of codes to `string` in a generated client), with `details.retryAfterSeconds`.
+ */
+function rateLimitedContent() {
+  const { content } = errorResponse(429, ['rate_limited']);
+  const details = content['application/json'].schema.allOf[1].properties.details;
+  details.required = ['code', 'retryAfterSeconds'];
+  details.properties = { ...details.properties, retryAfterSeconds: { type: 'integer', minimum: 0 } };
+  return content;
+}
+
+/**
  * The 429 every rate-limited operation may answer (app.ts registers the limiter on every route but the health
  * probes), described once as a component and referenced by each operation.
  */
@@ -223,7 +235,7 @@ function withRateLimits(document: OpenAPIObject): OpenAPIObject {
       ...document.components?.responses,
       RateLimited: {
         description: RATE_LIMIT_DESCRIPTION,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } },
+        content: rateLimitedContent(),
         headers: {
           'Retry-After': { description: 'Seconds until the budget is renewed.', ...integer },
           'x-ratelimit-limit': { description: 'Requests allowed per minute.', ...integer },
@@ -305,6 +317,33 @@ function withDatabaseErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+const NEXT_CURSOR_DESCRIPTION =
+  'Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`.';
+
+/**
+ * Every list that takes a `cursor` documents the `X-Next-Cursor` header of its 200 answer, so a generated client
+ * types it (and can page without reading raw headers) even when a route forgets to declare it.
+ */
+function withNextCursors(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    const operation = path.get;
+    const ok = operation?.responses['200'];
+    if (!operation || !ok || '$ref' in ok) continue;
+    const paged = operation.parameters?.some(
+      (parameter) => !('$ref' in parameter) && parameter.in === 'query' && parameter.name === 'cursor',
+    );
+    if (!paged) continue;
+    const headers = ok.headers ?? {};
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'x-next-cursor')) {
+      ok.headers = {
+        ...headers,
+        'X-Next-Cursor': { description: NEXT_CURSOR_DESCRIPTION, schema: { type: 'string' } },
+      };
+    }
+  }
+  return document;
+}
+
 /** Builds the OpenAPI document of an initialised (not necessarily listening) app, with sorted keys. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -349,7 +388,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
   const complete = withWebhooks(
-    withPublicSecurity(withRateLimits(withRequestIds(withDatabaseErrors(withBodyErrors(document))))),
+    withPublicSecurity(
+      withRateLimits(withRequestIds(withNextCursors(withDatabaseErrors(withBodyErrors(document))))),
+    ),
   );
   withExplicitNulls(complete.components);
   return sortKeys(complete) as OpenAPIObject;

@@ -3,6 +3,7 @@ import { toPage, type Page, type PagePosition, type PageRequest } from '../commo
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
 import { empty, raw, sql, type Sql } from '../database/sql.js';
+import { keysetPage } from '../database/keyset-page.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit, TransferReference } from './payment/payment-gateway.js';
@@ -193,21 +194,6 @@ function renewalStatement(row: Sql, change: SubscriptionChange, payment: NewPaym
 }
 
 /**
- * One page of the history (cursor-page.ts): newest first by (at, seq), after the cursor's position if any, with one
- * row more than asked to tell whether another page follows.
- */
-function historyPage({ after, limit }: PageRequest): { select: Sql; where: Sql; limit: Sql } {
-  const micros = after?.micros ?? null;
-  return {
-    select: sql`json_build_object('micros', (extract(epoch FROM e.at) * 1000000)::bigint::text,
-      'tiebreaker', e.seq::text) AS position`,
-    where: sql`(${micros}::bigint IS NULL OR (e.at, e.seq) <
-      (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${after?.tiebreaker ?? null}::bigint))`,
-    limit: sql`LIMIT ${limit + 1}`,
-  };
-}
-
-/**
  * Owns the queries of subscriptions, their history and their payments, and the transactions that change them:
  * the state machine's result (subscription-state.ts), the history entry, the payment, the outbox event and the
  * caller's completion commit together or not at all, with the row locked. Every time comes from the database's
@@ -316,15 +302,15 @@ export class SubscriptionsRepository {
     address: string,
     page?: PageRequest,
   ): Promise<SubscriptionEventRow[] | Page<SubscriptionEventRow>> {
-    const keyset = page && historyPage(page);
+    const keyset = page && keysetPage({ time: 'e.at', tiebreaker: 'e.seq', tiebreakerType: 'bigint' }, page);
     const { rows } = await this.db.run<SubscriptionEventRow & { position: PagePosition }>(
       sql`SELECT ${EVENT_COLUMNS},
          CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object(
            'gateway', p.gateway, 'amountMinor', p.amount_minor::text, 'chainId', p.chain_id::text, 'token', p.token,
            'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment
-         ${keyset ? sql`, ${keyset.select}` : empty}
+         ${keyset ? sql`, ${keyset.position}` : empty}
        FROM subscription_events e LEFT JOIN payments p ON p.id = e.payment_id
-       WHERE e.address = ${address} ${keyset ? sql`AND ${keyset.where}` : empty}
+       WHERE e.address = ${address} ${keyset ? sql`AND ${keyset.after}` : empty}
        ORDER BY e.at DESC, e.seq DESC ${keyset ? keyset.limit : empty}`,
     );
     return page ? toPage(rows, page.limit) : rows;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/common/net/free-port.js';
-import { TEST_JWT_SECRET } from './test-app.js';
+import { TEST_JWT_SECRET, TEST_ORIGIN } from './test-app.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 const WORKER = fileURLToPath(new URL('../../dist/src/worker.js', import.meta.url));
@@ -33,6 +33,7 @@ function spawnBuilt(entry: string, env: Record<string, string>): BuiltProcess {
       NODE_ENV: 'test',
       JWT_SECRET: TEST_JWT_SECRET,
       DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-proc-')),
+      ...TEST_ORIGIN,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

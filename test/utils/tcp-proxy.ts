@@ -11,6 +11,11 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accepts connections again, on the same port: the target is back. */
   restore(): Promise<void>;
+  /**
+   * The next bytes the target sends (an HTTP answer, say) never arrive: that client connection is dropped instead,
+   * after the target acted on the request. Resolves once it happened.
+   */
+  dropNextAnswer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,7 @@ function listen(server: Server, port: number): Promise<number> {
  */
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  let dropNext: (() => void) | undefined;
   const track = (socket: Socket): void => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -49,7 +55,19 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       from.on('close', () => to.destroy());
     }
     client.pipe(upstream);
-    upstream.pipe(client);
+    upstream.on('data', (chunk: Buffer) => {
+      if (dropNext) {
+        const dropped = dropNext;
+        dropNext = undefined;
+        client.destroy();
+        return dropped();
+      }
+      if (!client.write(chunk)) {
+        upstream.pause();
+        client.once('drain', () => upstream.resume());
+      }
+    });
+    upstream.on('end', () => client.end());
   });
   const port = await listen(server, 0);
 
@@ -74,6 +92,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     cut,
     async restore() {
       if (!server.listening) await listen(server, port);
+    },
+    dropNextAnswer() {
+      return new Promise<void>((resolve) => {
+        dropNext = resolve;
+      });
     },
     close: cut,
   };

@@ -12,6 +12,13 @@ import { truncateAll, workerDatabaseUrl } from './test-database.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!';
 
+/**
+ * The public origin every test instance signs in under, as the instances of one deployment share one. Left unset,
+ * AUTH_DOMAIN and AUTH_URI would follow each instance's own port, and a challenge issued by one would not verify
+ * on another.
+ */
+export const TEST_ORIGIN = { AUTH_DOMAIN: 'localhost:3000', AUTH_URI: 'http://localhost:3000' };
+
 export interface TestApp {
   app: NestFastifyApplication;
   config: AppConfig;
@@ -57,6 +64,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-test-data-')),
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: 'info',
+    ...TEST_ORIGIN,
     ...options.env,
   });
   const logs: Array<Record<string, unknown>> = [];

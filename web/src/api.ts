@@ -3,7 +3,14 @@
  * (generated from docs/openapi.yaml). Same origin, session cookie (HttpOnly, set by POST /auth/verify); the browser
  * adds the Origin header that the service's CSRF check wants on cookie-authenticated POSTs.
  */
-import { createTollgateClient, TollgateError, unwrap, type operations, type Schema } from '@tollgate/client';
+import {
+  createTollgateClient,
+  TollgateConnectionError,
+  TollgateError,
+  unwrap,
+  type operations,
+  type Schema,
+} from '@tollgate/client';
 
 export { TollgateError as ApiError };
 
@@ -91,7 +98,7 @@ async function call<T, E>(
   try {
     return await unwrap(pending);
   } catch (error) {
-    if (!(error instanceof TollgateError)) {
+    if (!(error instanceof TollgateError) || error instanceof TollgateConnectionError) {
       throw new TollgateError(0, {
         error: 'Cannot reach the Tollgate service. Check the connection and try again.',
         details: { code: 'network_error' },

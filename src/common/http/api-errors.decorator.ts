@@ -10,16 +10,28 @@ const MEANING: Record<number, string> = {
   409: 'Conflict',
   413: 'Request body over 64 KiB',
   415: 'Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused',
+  429: 'Too many requests',
   503: 'A dependency could not be reached; nothing was changed',
 };
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
 
 /** The error codes declared so far on one handler, by status: every ApiErrors on a route adds to them. */
 const ERROR_CODES = 'tollgate:error-codes';
 
+interface ErrorSchema {
+  allOf: [
+    { $ref: string },
+    {
+      type: 'object';
+      required: string[];
+      properties: { details: { type: 'object'; required: string[]; properties: Record<string, object> } };
+    },
+  ];
+}
+
 /** The interface's error object, with `details.code` narrowed to the codes this status can carry. */
-function errorSchema(codes: readonly string[]): Record<string, unknown> {
+function errorSchema(codes: readonly string[]): ErrorSchema {
   return {
     allOf: [
       { $ref: getSchemaPath(ErrorResponseDto) },

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { HttpStatus } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/api-error.js';
 import { toErrorResponse, withRequestId, type ErrorBody } from './error-response.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
 
@@ -26,31 +28,60 @@ export function answerFrameworkError(
     .send(withRequestId(body, request.id));
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; body: ErrorBody }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: 408,
-    body: { error: 'The request was not received in time', details: { code: 'request_timeout' } },
-  },
+/** What Node's HTTP server refuses before a request object exists (connection-limits.ts, `answerClientError`). */
+export const REQUEST_TIMEOUT: ErrorResponseParts = {
+  status: 408,
+  body: { error: 'The request was not received in time', details: { code: 'request_timeout' } },
+};
+export const CLIENT_ERRORS: Record<string, ErrorResponseParts> = {
+  ERR_HTTP_REQUEST_TIMEOUT: REQUEST_TIMEOUT,
   HPE_HEADER_OVERFLOW: {
     status: 431,
     body: { error: 'Request headers are too large', details: { code: 'headers_too_large' } },
   },
 };
-const MALFORMED = {
+export const MALFORMED: ErrorResponseParts = {
   status: 400,
   body: { error: 'Malformed HTTP request', details: { code: 'bad_request' } },
 };
 
+export interface ErrorResponseParts {
+  status: number;
+  body: ErrorBody;
+}
+
 /**
- * Fastify's `clientErrorHandler`: a request Node's HTTP parser refused (bad bytes in the request line or headers,
- * headers too large), so no request object exists. Answered with the error object and a new request id, as
- * Node would, then the connection is closed.
+ * The refusals of the app's first request hook (app.ts), answered before authentication, routing or the body:
+ * transport matters every route shares, listed with the connection limits in SECURITY.md rather than per operation.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+export const TransportErrors = {
+  shuttingDown: () =>
+    new ApiError(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      'shutting_down',
+      'This instance is shutting down: send the request again on a new connection',
+      {},
+      { retryable: true },
+    ),
+  missingHost: () => ApiError.badRequest('missing_host', 'An HTTP/1.1 request must carry a Host header'),
+  invalidPreflight: () =>
+    ApiError.badRequest(
+      'invalid_preflight',
+      'A CORS preflight (OPTIONS) must carry Origin and Access-Control-Request-Method',
+    ),
+};
+
+/**
+ * Writes the error object as a complete HTTP answer straight to the socket and closes it, as Node does with its own
+ * bare answers. `requestId` is the refused request's, when it got as far as having one.
+ */
+export function writeErrorAndClose(
+  socket: Socket,
+  { status, body }: ErrorResponseParts,
+  requestId: string = randomUUID(),
+  error?: Error,
+): void {
   if (socket.writable) {
-    const { status, body } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
-    const requestId = randomUUID();
     const json = JSON.stringify(withRequestId(body, requestId));
     const headers = {
       ...API_SECURITY_HEADERS,

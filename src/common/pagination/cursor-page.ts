@@ -31,14 +31,28 @@ export interface Page<T> {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DIGITS = /^\d{1,19}$/;
+/** PostgreSQL's `bigint`: a larger id would fail the query's cast. */
+const MAX_BIGINT = 2n ** 63n - 1n;
+/** 9999-12-31T23:59:59.999999Z in microseconds: well inside `timestamptz`, and later than any stored row. */
+const MAX_MICROS = 253_402_300_799_999_999n;
 
-/** The lists that page, each with the shape of its tiebreaker. A cursor names its list, so it fits no other. */
+const digitsUpTo =
+  (max: bigint) =>
+  (value: string): boolean =>
+    DIGITS.test(value) && BigInt(value) <= max;
+
+/**
+ * The lists that page, each with the shape of its tiebreaker. A cursor names its list, so it fits no other. Every
+ * value a cursor carries is checked to be one PostgreSQL accepts: a cursor is client input, never a 500.
+ */
 const LISTS = {
-  api_keys: UUID,
-  events: UUID,
-  subscription_history: /^\d{1,19}$/,
-  webhook_attempts: UUID,
+  api_keys: (value: string) => UUID.test(value),
+  events: (value: string) => UUID.test(value),
+  subscription_history: digitsUpTo(MAX_BIGINT),
+  webhook_attempts: (value: string) => UUID.test(value),
 } as const;
+const isMicros = digitsUpTo(MAX_MICROS);
 export type PagedList = keyof typeof LISTS;
 
 export const PageErrors = {
@@ -65,9 +79,9 @@ export function decodeCursor(list: PagedList, cursor: string): PagePosition {
     parsed.length !== 3 ||
     parsed[0] !== list ||
     typeof parsed[1] !== 'string' ||
-    !/^\d{1,19}$/.test(parsed[1]) ||
+    !isMicros(parsed[1]) ||
     typeof parsed[2] !== 'string' ||
-    !LISTS[list].test(parsed[2])
+    !LISTS[list](parsed[2])
   ) {
     throw PageErrors.invalidCursor();
   }
@@ -123,27 +137,6 @@ export function sendPage<T>(reply: FastifyReply, list: PagedList, page: Page<T>)
 export function toPage<T>(rows: Array<T & { position: PagePosition }>, limit: number): Page<T> {
   const items = rows.slice(0, limit).map(({ position: _position, ...item }) => item as unknown as T);
   return { items, next: rows.length > limit ? rows[limit - 1]!.position : undefined };
-}
-
-/** The SQL of a keyset page over `(timeColumn, tiebreakerColumn)` descending, from parameter `$first` on. */
-export function pageSql(
-  timeColumn: string,
-  tiebreakerColumn: string,
-  tiebreakerType: 'uuid' | 'bigint',
-  first: number,
-): { select: string; where: string; limit: string } {
-  return {
-    select: `json_build_object('micros', (extract(epoch FROM ${timeColumn}) * 1000000)::bigint::text,
-       'tiebreaker', ${tiebreakerColumn}::text) AS position`,
-    where: `($${first}::bigint IS NULL OR (${timeColumn}, ${tiebreakerColumn}) <
-       (timestamptz 'epoch' + $${first}::bigint * interval '1 microsecond', $${first + 1}::${tiebreakerType}))`,
-    limit: `LIMIT $${first + 2}`,
-  };
-}
-
-/** The parameters `pageSql` expects, from `$first` on. */
-export function pageParameters(page: PageRequest): [string | null, string | null, number] {
-  return [page.after?.micros ?? null, page.after?.tiebreaker ?? null, page.limit + 1];
 }
 
 /** Documents the `X-Next-Cursor` header on a paged list's 200 answer. */

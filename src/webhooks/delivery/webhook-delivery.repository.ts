@@ -7,6 +7,7 @@ import {
 } from '../../common/pagination/cursor-page.js';
 import { Database } from '../../database/database.service.js';
 import { raw, sql } from '../../database/sql.js';
+import { keysetPage } from '../../database/keyset-page.js';
 import { selectList } from '../../database/select-list.js';
 import { WebhookAttemptEntity } from '../webhook-attempt.entity.js';
 import { WebhookDeliveryEntity, type WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
@@ -47,19 +48,16 @@ export class WebhookDeliveryRepository {
     endpointId: string | undefined,
     page: PageRequest,
   ): Promise<Page<WebhookAttemptRecord>> {
-    const micros = page.after?.micros ?? null;
+    const keyset = keysetPage({ time: 'a.attempted_at', tiebreaker: 'a.id', tiebreakerType: 'uuid' }, page);
     const { rows } = await this.db.run<WebhookAttemptRecord & { position: PagePosition }>(
-      sql`SELECT ${ATTEMPT_COLUMNS}, json_build_object(
-         'micros', (extract(epoch FROM a.attempted_at) * 1000000)::bigint::text, 'tiebreaker', a.id::text) AS position
+      sql`SELECT ${ATTEMPT_COLUMNS}, ${keyset.position}
        FROM webhook_attempts a
        JOIN webhook_endpoints e ON e.id = a.endpoint_id
        JOIN webhook_deliveries d ON d.id = a.delivery_id
        WHERE e.owner_address = ${ownerAddress}
          AND (${endpointId ?? null}::uuid IS NULL OR a.endpoint_id = ${endpointId ?? null}::uuid)
-         AND (${micros}::bigint IS NULL OR (a.attempted_at, a.id) <
-           (timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond', ${page.after?.tiebreaker ?? null}::uuid))
-       ORDER BY a.attempted_at DESC, a.id DESC
-       LIMIT ${page.limit + 1}`,
+         AND ${keyset.after}
+       ORDER BY a.attempted_at DESC, a.id DESC ${keyset.limit}`,
     );
     return toPage(rows, page.limit);
   }

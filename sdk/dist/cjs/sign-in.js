@@ -1,0 +1,44 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.signIn = signIn;
+const client_js_1 = require("./client.js");
+const errors_js_1 = require("./errors.js");
+function isProvider(account) {
+    return typeof account.request === 'function';
+}
+/** UTF-8 as 0x-hex: what `personal_sign` expects, so no wallet mistakes the message for raw bytes. */
+function utf8Hex(text) {
+    let hex = '';
+    for (const byte of new TextEncoder().encode(text))
+        hex += byte.toString(16).padStart(2, '0');
+    return `0x${hex}`;
+}
+async function providerAddress(provider) {
+    const accounts = await provider.request({ method: 'eth_requestAccounts' });
+    if (!Array.isArray(accounts) || typeof accounts[0] !== 'string') {
+        throw new TypeError('signIn: the provider returned no account');
+    }
+    return accounts[0];
+}
+/**
+ * Wallet login: POST /auth/nonce, sign the returned Sign-In with Ethereum message, POST /auth/verify. `target` is
+ * the API's base URL or a client; `account` a viem account (anything with `address` and `signMessage`) or an
+ * EIP-1193 provider. Resolves to the session (token, expiry, address); a refusal throws a TollgateError.
+ */
+async function signIn(target, account, options = {}) {
+    const client = typeof target === 'string' ? (0, client_js_1.createTollgateClient)({ baseUrl: target, fetch: options.fetch }) : target;
+    const address = isProvider(account)
+        ? (options.address ?? (await providerAddress(account)))
+        : (options.address ?? account.address);
+    const challenge = await (0, errors_js_1.unwrap)(client.POST('/auth/nonce', { body: { address } }));
+    const signature = isProvider(account)
+        ? await account.request({ method: 'personal_sign', params: [utf8Hex(challenge.message), address] })
+        : await account.signMessage({ message: challenge.message });
+    if (typeof signature !== 'string' || !signature.startsWith('0x')) {
+        throw new TypeError('signIn: the wallet returned no signature');
+    }
+    const session = await (0, errors_js_1.unwrap)(client.POST('/auth/verify', {
+        body: { address, signature: signature, message: challenge.message },
+    }));
+    return { kind: 'session', token: session.token, expiresAt: new Date(session.expiresAt), address };
+}

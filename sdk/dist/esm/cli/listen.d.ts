@@ -1,0 +1,19 @@
+import type { TollgateClient } from '../client.js';
+import type { components } from '../schema.js';
+type EventType = NonNullable<components['schemas']['SaveWebhookDto']['events']>[number];
+export interface ListenOptions {
+    forwardTo: string;
+    events: EventType[] | undefined;
+    /** Port of the local receiver on 127.0.0.1; 0 takes any free one. */
+    port: number;
+    print: (line: string) => void;
+    log: (line: string) => void;
+}
+/**
+ * `tollgate listen --forward-to <url>`: a receiver on loopback, registered as a webhook of the signed-in wallet.
+ * Each delivery's signature is checked with the secret the registration returned; a valid one is forwarded, raw
+ * body and headers unchanged, to the developer's endpoint, whose status is the answer the service gets (so its
+ * retries behave as they would in production). One line per delivery on stdout. Ctrl-C deletes the webhook.
+ */
+export declare function listen(client: TollgateClient, options: ListenOptions): Promise<void>;
+export {};

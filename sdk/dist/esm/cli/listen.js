@@ -1,0 +1,138 @@
+/// <reference types="node" />
+import { createServer } from 'node:http';
+import { isTollgateError, unwrap } from '../errors.js';
+import { verifyWebhook, WebhookVerificationError } from '../webhooks.js';
+import { UsageError } from './settings.js';
+/** Headers that describe one connection, not the delivery: never copied to the forwarded request. */
+const HOP_BY_HOP = new Set([
+    'host',
+    'connection',
+    'content-length',
+    'transfer-encoding',
+    'keep-alive',
+    'upgrade',
+]);
+const FORWARD_TIMEOUT_MS = 10_000;
+function readBody(request) {
+    return new Promise((resolve, reject) => {
+        const chunks = [];
+        request.on('data', (chunk) => chunks.push(chunk));
+        request.on('end', () => resolve(Buffer.concat(chunks)));
+        request.on('error', reject);
+    });
+}
+function forwardedHeaders(request) {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+        if (value === undefined || HOP_BY_HOP.has(name))
+            continue;
+        headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    return headers;
+}
+function answer(response, status, text) {
+    response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+}
+function listenOn(server, port) {
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', () => resolve(server.address().port));
+    });
+}
+/**
+ * `tollgate listen --forward-to <url>`: a receiver on loopback, registered as a webhook of the signed-in wallet.
+ * Each delivery's signature is checked with the secret the registration returned; a valid one is forwarded, raw
+ * body and headers unchanged, to the developer's endpoint, whose status is the answer the service gets (so its
+ * retries behave as they would in production). One line per delivery on stdout. Ctrl-C deletes the webhook.
+ */
+export async function listen(client, options) {
+    // Known once the registration answers; the server must listen first, to have a URL to register.
+    const registration = {};
+    const server = createServer((request, response) => {
+        void (async () => {
+            const body = await readBody(request);
+            const time = new Date().toISOString();
+            if (request.method !== 'POST')
+                return answer(response, 405, 'POST only');
+            // A delivery that raced the registration's answer is retried by the service.
+            const secret = registration.secret;
+            if (secret === undefined)
+                return answer(response, 503, 'not ready');
+            let event;
+            try {
+                event = await verifyWebhook(secret, request.headers, body);
+            }
+            catch (error) {
+                const code = error instanceof WebhookVerificationError ? error.code : 'invalid';
+                options.print(`${time}  -  ${String(request.headers['webhook-id'] ?? '-')}  refused: ${code}`);
+                return answer(response, 400, `signature check failed: ${code}`);
+            }
+            let outcome;
+            try {
+                const forwarded = await fetch(options.forwardTo, {
+                    method: 'POST',
+                    headers: forwardedHeaders(request),
+                    body: new Uint8Array(body),
+                    signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+                    redirect: 'manual',
+                });
+                const text = await forwarded.text();
+                outcome = String(forwarded.status);
+                response.writeHead(forwarded.status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
+            }
+            catch (error) {
+                const cause = error.cause?.code ?? error.message;
+                outcome = `failed (${cause})`;
+                answer(response, 502, `could not forward to ${options.forwardTo}: ${cause}`);
+            }
+            options.print(`${time}  ${event.type}  ${event.id}  -> ${outcome}`);
+        })().catch((error) => {
+            if (!response.headersSent)
+                answer(response, 500, String(error));
+        });
+    });
+    const port = await listenOn(server, options.port);
+    const url = `http://127.0.0.1:${port}/`;
+    let saved;
+    try {
+        saved = await unwrap(client.POST('/webhooks', {
+            body: {
+                url,
+                description: `tollgate listen -> ${options.forwardTo}`,
+                ...(options.events ? { events: options.events } : {}),
+            },
+        }));
+    }
+    catch (error) {
+        server.close();
+        if (isTollgateError(error, 'webhook_url_invalid', 'webhook_url_forbidden')) {
+            throw new UsageError(`the service refused the local receiver ${url} (${error.code}: ${error.message}). It accepts loopback ` +
+                'http receivers only when started with WEBHOOK_ALLOW_HTTP=true and WEBHOOK_ALLOW_PRIVATE=true ' +
+                '(never in production; `npm run dev` may set them).');
+        }
+        throw error;
+    }
+    registration.secret = saved.secret;
+    const webhookId = saved.id;
+    options.log(`listening on ${url} as webhook ${webhookId} (events: ${saved.events.join(', ')}), forwarding to ` +
+        `${options.forwardTo}; Ctrl-C to stop`);
+    // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
+    options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
+    await new Promise((resolve) => {
+        const stop = () => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            server.close();
+            server.closeAllConnections();
+            unwrap(client.DELETE('/webhooks/{id}', { params: { path: { id: webhookId } } })).then(() => {
+                options.log(`webhook ${webhookId} deleted`);
+                resolve();
+            }, (error) => {
+                options.log(`could not delete webhook ${webhookId}: ${error.message}`);
+                resolve();
+            });
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+    });
+}

@@ -1,0 +1,10 @@
+export { createTollgateClient, type TollgateClient, type TollgateClientOptions, type PagedPath, type PageItem, type PageOptions, } from './client.js';
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RequestSettings } from './transport.js';
+export { apiKey, sessionToken, authorization, type Credential, type ApiKeyCredential, type SessionCredential, } from './credentials.js';
+export { TollgateError, TollgateConnectionError, TollgateTimeoutError, isTollgateError, unwrap, type ErrorBody, type ErrorCode, type ClientErrorCode, } from './errors.js';
+export { signIn, type SignedIn, type SignInOptions, type MessageSigner, type Eip1193Provider, } from './sign-in.js';
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookHeaders, type WebhookVerificationCode, type VerifyWebhookOptions, } from './webhooks.js';
+export type { paths, components, operations } from './schema.js';
+import type { components } from './schema.js';
+/** A schema of the API by name, e.g. `Schema<'SubscriptionDto'>`. */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];

@@ -1,0 +1,173 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { verifyWebhook } from '../sdk/src/index.js';
+import { Receiver, until } from './utils/receiver.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+
+const CLI = resolve('sdk/dist/esm/cli/main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `tollgate` (sdk/src/cli, built to sdk/dist) driven as a developer drives it: a child process in a scratch
+ * directory, the service URL in TOLLGATE_URL, the session in $XDG_CONFIG_HOME/tollgate/session.json.
+ */
+describe('the tollgate CLI against the service', () => {
+  const privateKey = generatePrivateKey();
+  const address = privateKeyToAccount(privateKey).address;
+  const home = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  let t: TestApp;
+  let receiver: Receiver;
+
+  function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: home, TOLLGATE_URL: t.url, ...extra };
+    for (const name of ['TOLLGATE_API_KEY', 'TOLLGATE_PRIVATE_KEY']) if (!(name in extra)) delete env[name];
+    return env;
+  }
+
+  function start(args: string[], extra: Record<string, string> = {}): ChildProcess {
+    return spawn(process.execPath, [CLI, ...args], { cwd: home, env: environment(extra) });
+  }
+
+  function tollgate(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+    const child = start(args, extra);
+    const run: Run = { code: null, stdout: '', stderr: '' };
+    child.stdout!.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+    return new Promise((done) => child.on('close', (code) => done({ ...run, code })));
+  }
+
+  /** The `key: value` lines a command printed. */
+  function fields(stdout: string): Record<string, string> {
+    return Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => /^(\w+):\s+(.*)$/.exec(line))
+        .filter((match) => match !== null)
+        .map((match) => [match[1]!, match[2]!]),
+    );
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    receiver = await Receiver.start();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it('refuses a private key on the command line without echoing it', async () => {
+    const run = await tollgate(['login', '--key', privateKey]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/never read from the command line/);
+    expect(run.stdout + run.stderr).not.toContain(privateKey.slice(2));
+  });
+
+  it('signs in with TOLLGATE_PRIVATE_KEY and stores the session, readable by its owner only', async () => {
+    const run = await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: privateKey });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^signed in to ${t.url} as ${address} until \\d{4}-`));
+    const file = join(home, 'tollgate', 'session.json');
+    expect(run.stderr).toContain(file);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const token = await tollgate(['token']);
+    expect(token.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    const elsewhere = await tollgate(['token', '--url', 'http://127.0.0.1:9']);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(/is for http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('reads the status, renews, and reads it again', async () => {
+    const before = await tollgate(['status']);
+    expect(before.code).toBe(0);
+    expect(fields(before.stdout)).toMatchObject({ address, status: 'none', active: 'false' });
+
+    const renewed = await tollgate(['renew']);
+    expect(renewed.code).toBe(0);
+    expect(fields(renewed.stdout)).toMatchObject({ address, status: 'active', active: 'true' });
+
+    const after = await tollgate(['status', address]);
+    expect(fields(after.stdout)).toMatchObject({
+      status: 'active',
+      currentPeriodEnd: fields(renewed.stdout).currentPeriodEnd,
+    });
+  });
+
+  it('creates, lists and revokes API keys; a created key is a credential through TOLLGATE_API_KEY', async () => {
+    const created = await tollgate(['keys', 'create', '--label', 'ci reader', '--scope', 'READ_ONLY']);
+    expect(created.code).toBe(0);
+    const { id, key } = fields(created.stdout);
+    expect(key).toMatch(/^tg_[0-9A-Za-z]{38}$/);
+
+    const withKey = await tollgate(['status'], { TOLLGATE_API_KEY: key! });
+    expect(fields(withKey.stdout)).toMatchObject({ address, status: 'active' });
+
+    const listed = await tollgate(['keys', 'list']);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+\\S+\\s+active\\s+READ_ONLY\\s+ci reader$`, 'm'));
+
+    const revoked = await tollgate(['keys', 'revoke', id!]);
+    expect(fields(revoked.stdout)).toMatchObject({ id, revoked: 'true' });
+    const refused = await tollgate(['status'], { TOLLGATE_API_KEY: key! });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^refused: 401 api_key_revoked: /);
+  });
+
+  it('adds and lists a webhook, and sends it a test event', async () => {
+    const added = await tollgate(['webhooks', 'add', receiver.url, '--events', 'webhook.test']);
+    expect(added.code).toBe(0);
+    const { id, secret } = fields(added.stdout);
+    expect(secret).toMatch(/^whsec_/);
+
+    const listed = await tollgate(['webhooks', 'list']);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+enabled\\s+webhook.test\\s+${receiver.url}$`, 'm'));
+
+    const tested = await tollgate(['webhooks', 'test', id!]);
+    expect(fields(tested.stdout)).toMatchObject({ webhookId: id, success: 'true', statusCode: '200' });
+    const [delivered] = await receiver.waitFor(1);
+    expect((await verifyWebhook(secret!, delivered!.headers, delivered!.body)).type).toBe('webhook.test');
+
+    const deliveries = await tollgate(['webhooks', 'deliveries', id!]);
+    expect(deliveries.stdout).toMatch(/\swebhook\.test\s+\S+\s+succeeded\s+200$/m);
+  });
+
+  it('listen forwards a real renewal, signed, to the local endpoint, one line per event, and cleans up', async () => {
+    const forwardTo = await Receiver.start();
+    const listener = start(['listen', '--forward-to', forwardTo.url, '--events', 'subscription.renewed']);
+    let stdout = '';
+    let stderr = '';
+    listener.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    listener.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => listener.on('close', done));
+    try {
+      await until(() => /webhook signing secret: (whsec_\S+)/.test(stderr), 30_000, 'listen to be ready');
+      const secret = /webhook signing secret: (whsec_\S+)/.exec(stderr)![1]!;
+
+      expect((await tollgate(['renew'])).code).toBe(0);
+      const [forwarded] = await forwardTo.waitFor(1, 60_000);
+      const event = await verifyWebhook(secret, forwarded!.headers, forwarded!.body);
+      expect(event.type).toBe('subscription.renewed');
+      if (event.type === 'subscription.renewed') expect(event.data.address).toBe(address);
+      await until(() => stdout.includes(event.id), 10_000, 'the event line');
+      expect(stdout.trim()).toMatch(
+        new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+\\s+subscription\\.renewed\\s+${event.id}\\s+-> 200$`),
+      );
+    } finally {
+      listener.kill('SIGINT');
+      expect(await exited).toBe(0);
+      await forwardTo.close();
+    }
+    expect(stderr).toMatch(/webhook \S+ deleted/);
+    const listed = await tollgate(['webhooks', 'list']);
+    expect(listed.stdout).not.toMatch(/127\.0\.0\.1:\d+\/\s*$/m);
+  });
+});

@@ -1,0 +1,144 @@
+import { connect } from 'node:net';
+import { pause, RawConnection, type RawAnswer } from './utils/raw-http.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { newWallet } from './utils/wallet.js';
+
+/** Short limits, so that each case takes seconds; the defaults are 30 s, 10 s, 5 s and 72 s. */
+const LIMITS = {
+  HTTP_REQUEST_TIMEOUT_MS: '6000',
+  HTTP_HEADERS_TIMEOUT_MS: '2000',
+  HTTP_IDLE_TIMEOUT_MS: '1000',
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
+};
+
+/** The error object with its code, its request id equal to the header's, on a connection the server closes. */
+function expectErrorObject(answer: RawAnswer | undefined, status: number, code: string): void {
+  expect(answer).toBeDefined();
+  expect({ status: answer!.status, code: answer!.json?.details?.code }).toEqual({ status, code });
+  expect(typeof answer!.json.error).toBe('string');
+  expect(answer!.headers['content-type']).toMatch(/^application\/json/);
+  expect(answer!.json.details.requestId).toBe(answer!.headers['x-request-id']);
+  expect(answer!.headers.connection).toBe('close');
+}
+
+describe('connection limits', () => {
+  let t: TestApp;
+  let host: string;
+  const nonceRequest = (bodyLength: number) =>
+    `POST /auth/nonce HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${bodyLength}\r\n\r\n`;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: LIMITS });
+    host = new URL(t.url).host;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers a body that stalls with 408 request_timeout and closes the connection', async () => {
+    const connection = await RawConnection.open(t.url);
+    connection.write(`${nonceRequest(100)}{"address":`);
+    const answer = await connection.nextAnswer();
+    expectErrorObject(answer, 408, 'request_timeout');
+    await connection.untilClosed();
+  });
+
+  it('cuts a body dripping a byte at a time, each under the idle limit, at the request limit', async () => {
+    const connection = await RawConnection.open(t.url);
+    const body = `{"address":"${newWallet().address}"}`.padEnd(200, ' ');
+    connection.write(nonceRequest(body.length));
+    let sent = 0;
+    let answer: RawAnswer | undefined;
+    const answered = connection.nextAnswer().then((received) => (answer = received));
+    // 200 bytes at one every 400 ms would take 80 s.
+    while (answer === undefined && !connection.closed && sent < body.length) {
+      connection.write(body[sent++]!);
+      await Promise.race([answered, pause(400)]);
+    }
+    await answered;
+    expect(sent).toBeLessThan(body.length);
+    expectErrorObject(answer, 408, 'request_timeout');
+    await connection.untilClosed();
+  });
+
+  it('answers headers that drip past the headers limit with 408 request_timeout', async () => {
+    const connection = await RawConnection.open(t.url);
+    const headers = `GET /health HTTP/1.1\r\nHost: ${host}\r\n${'X-Padding: slow\r\n'.repeat(20)}\r\n`;
+    let sent = 0;
+    let answer: RawAnswer | undefined;
+    const answered = connection.nextAnswer().then((received) => (answer = received));
+    while (answer === undefined && !connection.closed && sent < headers.length) {
+      connection.write(headers.slice(sent, sent + 2));
+      sent += 2;
+      await Promise.race([answered, pause(300)]);
+    }
+    await answered;
+    expect(sent).toBeLessThan(headers.length);
+    expectErrorObject(answer, 408, 'request_timeout');
+  });
+
+  it('takes a slow but honest 60 KiB upload: chunks under the idle limit, the whole within the request limit', async () => {
+    const address = newWallet().address;
+    const body = `{"address":"${address}"}`.padEnd(60 * 1024, ' ');
+    const connection = await RawConnection.open(t.url);
+    connection.write(nonceRequest(body.length));
+    const chunk = 2048;
+    for (let at = 0; at < body.length; at += chunk) {
+      connection.write(body.slice(at, at + chunk));
+      await pause(100);
+    }
+    const answer = await connection.nextAnswer();
+    expect(answer?.status).toBe(200);
+    expect(answer?.json.message).toContain(address);
+    connection.destroy();
+  });
+
+  it('closes a connection that sends nothing, and writes nothing on it', async () => {
+    const connection = await RawConnection.open(t.url);
+    await connection.untilClosed();
+    expect(await connection.nextAnswer()).toBeUndefined();
+  });
+
+  it('closes a kept-alive connection that stays idle past the keep-alive limit, and writes nothing on it', async () => {
+    const connection = await RawConnection.open(t.url);
+    connection.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect((await connection.nextAnswer())?.status).toBe(200);
+    await connection.untilClosed();
+    expect(await connection.nextAnswer()).toBeUndefined();
+  });
+
+  it('answers a request that arrives on a busy connection while the server closes with 503 shutting_down', async () => {
+    const connection = await RawConnection.open(t.url);
+    const body = `{"address":"${newWallet().address}"}`;
+    // The first request is under way (its body incomplete) when the server starts closing.
+    connection.write(nonceRequest(body.length) + body.slice(0, 5));
+    const fastify = t.app.getHttpAdapter().getInstance();
+    await pause(100);
+    const closed = fastify.close();
+    await untilRefused(t.url);
+    // The rest of its body, and a second request on the same connection.
+    connection.write(body.slice(5) + `GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    const first = await connection.nextAnswer();
+    expect(first?.status).toBe(200);
+    expectErrorObject(await connection.nextAnswer(), 503, 'shutting_down');
+    await connection.untilClosed();
+    await closed;
+  });
+});
+
+/** Resolves once the server no longer accepts connections (it has started closing). */
+async function untilRefused(url: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  for (;;) {
+    const accepted = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (!accepted) return;
+    await pause(20);
+  }
+}
