@@ -45,7 +45,8 @@ describe('dashboard in a real browser', () => {
       },
     });
     browser = await launchChromium();
-    receiver = await Receiver.start();
+    // The first delivery fails, so the log has one to retry.
+    receiver = await Receiver.start((index) => ({ status: index === 0 ? 500 : 200 }));
   }, BROWSER_TIMEOUT);
   afterAll(async () => {
     await browser?.close();
@@ -121,6 +122,9 @@ describe('dashboard in a real browser', () => {
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
       await screenshots(page, 'signin');
       await signIn(page);
+      // One h1, and the keyboard starts there rather than on <body> once the sign-in button is gone.
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Your account');
+      await expect(page.evaluate('document.activeElement?.tagName')).resolves.toBe('H1');
       const token = await sessionToken(page);
       const cookie = (await context.cookies()).find((entry) => entry.name === 'tg_session')!;
       expect(cookie.httpOnly).toBe(true);
@@ -157,13 +161,30 @@ describe('dashboard in a real browser', () => {
       await page.getByRole('button', { name: 'Cancel at period end' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel at period end' }).click();
       await page.getByText('Active, ends at period end').waitFor();
+      // Said as a request that still runs, not as if it had already ended; no developer jargon on the page.
+      await expect(page.getByTestId('cancellation').textContent()).resolves.toMatch(
+        /^Requested on .+, runs until .+$/,
+      );
+      expect(await page.getByText('Canceled at').count()).toBe(0);
+      expect(await page.getByText(/Idempotency-Key/).count()).toBe(0);
+      // Each dialog is announced with its own title (the two used to share one id).
+      await page.getByRole('button', { name: 'Cancel now' }).click();
+      await page.getByRole('dialog', { name: 'Cancel right now?' }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
       const afterCancel = await api.get(`/subscriptions/status?address=${wallet.account.address}`, { token });
       expect(afterCancel.body).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
       await screenshots(page, 'subscription');
 
       // API keys: create one, read it once, use it from here, revoke it, see it refused.
       await page.getByRole('tab', { name: 'API keys' }).click();
+      // A disabled button says why.
+      const create = page.getByRole('button', { name: 'Create key' });
+      await expect(create.isDisabled()).resolves.toBe(true);
+      await expect(create.getAttribute('aria-describedby')).resolves.toBeTruthy();
+      await page.getByText('Give the key a label first.').waitFor();
       await page.getByLabel('Label').fill('reporting job');
+      expect(await page.getByText('Give the key a label first.').count()).toBe(0);
       await page.getByRole('checkbox', { name: /SUBSCRIPTIONS_MANAGE/ }).check();
       await page.getByRole('button', { name: 'Create key' }).click();
       const keyField = page.getByRole('textbox', { name: 'API key "reporting job"' });
@@ -224,26 +245,32 @@ describe('dashboard in a real browser', () => {
         enabled: true,
       });
       await page.getByRole('button', { name: 'I have stored it' }).click();
+      // Nothing has failed: no "Failing since" row to read.
+      expect(await page.getByText('Failing since').count()).toBe(0);
 
+      // The receiver refuses the first delivery: it can be retried, and once delivered it offers no retry.
       await page.getByRole('button', { name: 'Send test' }).click();
-      await page.getByTestId('delivery-result').filter({ hasText: 'Delivered' }).waitFor();
-      await expect(page.getByTestId('delivery-result').textContent()).resolves.toContain('HTTP 200');
+      await page.getByTestId('delivery-result').filter({ hasText: 'Failed' }).waitFor();
+      await expect(page.getByTestId('delivery-result').textContent()).resolves.toContain('HTTP 500');
       const [received] = await receiver.waitFor(1);
       expect(JSON.parse(received!.body).type).toBe('webhook.test');
       await page.getByRole('button', { name: 'Deliveries' }).click();
-      await page
-        .getByRole('table', { name: `Deliveries to ${receiver.url}` })
-        .getByText('HTTP 200')
-        .waitFor();
+      const log = page.getByRole('table', { name: `Deliveries to ${receiver.url}` });
+      await log.getByText('HTTP 500').waitFor();
       await page.getByRole('button', { name: 'Retry' }).click();
       await receiver.waitFor(2);
+      await log.getByText('HTTP 200').waitFor();
+      await expect(log.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+      await log.getByText('Delivered on a later attempt').waitFor();
+      // The test's "Failed" no longer stands once the retry went through.
+      expect(await page.getByTestId('delivery-result').count()).toBe(0);
       await screenshots(page, 'webhooks');
 
       // Disable, then sign out: the session is revoked on the server, not only forgotten by the browser.
       await page.getByRole('button', { name: 'Disable' }).click();
       await page.getByRole('button', { name: 'Enable' }).waitFor();
       expect((await api.get('/webhooks', { token })).body[0].enabled).toBe(false);
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.getByText('You signed out.').waitFor();
       expect((await api.get('/auth/session', { token })).status).toBe(401);
       expect(consoleErrors).toEqual([]);

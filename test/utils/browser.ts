@@ -7,8 +7,8 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 /** Debian's chromium (`apt-get install chromium`): the tests never download a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Where the browser tests leave their screenshots (git-ignored). */
-export const SCREENSHOT_DIR = join(process.cwd(), 'test-output', 'dashboard');
+/** Where the browser tests leave their screenshots: SCREENSHOT_DIR, else test-output/dashboard (git-ignored). */
+export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? join(process.cwd(), 'test-output', 'dashboard');
 
 export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 375, height: 812 };
@@ -155,23 +155,33 @@ export async function openDashboard(
   return { context, page, consoleErrors };
 }
 
-/** Full-page screenshots of the current view at desktop width and at 375 px. */
+/**
+ * Screenshots of the current view at desktop width and at 375 px: the full page, or only the window when a modal
+ * dialog is open (its backdrop covers the window, not the whole page).
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-desktop.png`), fullPage: true });
+  const fullPage = (await page.locator('dialog[open]').count()) === 0;
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-desktop.png`), fullPage });
   await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-375.png`), fullPage: true });
-  // Nothing may stick out sideways at phone width (visually hidden text and table headers aside).
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-375.png`), fullPage });
+  // Nothing may stick out sideways at phone width, off the screen or out of its card (visually hidden text and
+  // table headers aside).
   const overflowing = await page.evaluate(`(() => {
     const width = document.documentElement.clientWidth;
+    const outside = (element) => {
+      const right = element.getBoundingClientRect().right;
+      const card = element.parentElement?.closest('.card');
+      return right > width + 1 || (card !== null && card !== undefined && right > card.getBoundingClientRect().right + 1);
+    };
     return [...document.querySelectorAll('body *')]
       .filter((element) => !element.closest('.sr-only, thead') && element.checkVisibility())
-      .filter((element) => element.getBoundingClientRect().right > width + 1)
+      .filter(outside)
       .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''));
   })()`);
   if ((overflowing as string[]).length > 0) {
     throw new Error(
-      `${name} at 375 px: wider than the screen: ${(overflowing as string[]).slice(0, 5).join(', ')}`,
+      `${name} at 375 px: wider than the screen or its card: ${(overflowing as string[]).slice(0, 5).join(', ')}`,
     );
   }
   await page.setViewportSize(DESKTOP);

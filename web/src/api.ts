@@ -8,6 +8,7 @@ import {
   TollgateConnectionError,
   TollgateError,
   unwrap,
+  type operations,
   type Schema,
 } from '@tollgate/client';
 
@@ -48,6 +49,7 @@ export type Subscription = Schema<'SubscriptionDto'>;
 export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
 export type ApiKey = Schema<'ApiKeyDto'>;
 export type CreatedApiKey = Schema<'CreatedApiKeyDto'>;
+export type ApiKeyUsage = Schema<'ApiKeyUsageDto'>;
 /** `secret` is present only in the answer that created the configuration or rotated its secret. */
 export type Webhook = Schema<'SavedWebhookDto'>;
 /**
@@ -60,6 +62,21 @@ export type SaveWebhook = Omit<Schema<'SaveWebhookDto'>, Defaulted> &
 export type DeliveryResult = Schema<'DeliveryResultDto'>;
 export type WebhookAttempt = Schema<'WebhookAttemptDto'>;
 export type Plan = Schema<'PlanDto'>;
+export type TollgateEvent = Schema<'EventDto'>;
+export type EventType = TollgateEvent['type'];
+/** Every type GET /events lists, in the order the Events tab's filter offers them. */
+export const EVENT_TYPES = membersOf<EventType>()([
+  'subscription.renewed',
+  'subscription.expiring',
+  'subscription.canceled',
+  'subscription.expired',
+  'api_key.created',
+  'api_key.expiring',
+  'api_key.expired',
+  'api_key.revoked',
+  'webhook.test',
+]);
+type EventQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
 const client = createTollgateClient({ baseUrl: window.location.origin, credentials: 'same-origin' });
 
@@ -101,6 +118,9 @@ export const api = {
   /** The signed-in wallet, or a 401 when there is no session (which is not reported as a lost session). */
   session: () => call(client.GET('/auth/session'), true),
   logout: () => call(client.POST('/auth/logout'), true),
+  /** Ends every session of the wallet, this one included (a 401 afterwards is expected, not a lost session). */
+  logoutEverywhere: (revokeKeys: boolean) =>
+    call(client.POST('/auth/logout-all', { body: { revokeKeys } }), true),
 
   status: (address: string) => call(client.GET('/subscriptions/status', { params: { query: { address } } })),
   history: (address: string) =>
@@ -119,15 +139,26 @@ export const api = {
     call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
 
   listKeys: () => call(client.GET('/api-keys/list')),
-  createKey: (label: string, scopes: Scope[]) => call(client.POST('/api-keys', { body: { label, scopes } })),
+  /** `expiresAt` (ISO 8601): when the key stops working; omitted, it never does. */
+  createKey: (label: string, scopes: Scope[], expiresAt?: string) =>
+    call(client.POST('/api-keys', { body: { label, scopes, expiresAt } })),
+  /** Requests per UTC day over the last 30 days, newest first. */
+  keyUsage: (id: string) => call(client.GET('/api-keys/{id}/usage', { params: { path: { id } } })),
   revokeKey: (id: string) => call(client.POST('/api-keys/revoke', { body: { id } })),
 
   listWebhooks: () => call(client.GET('/webhooks')),
   saveWebhook: (body: SaveWebhook) =>
     call(client.POST('/webhooks', { body: body as Schema<'SaveWebhookDto'> })),
+  deleteWebhook: (id: string) => call(client.DELETE('/webhooks/{id}', { params: { path: { id } } })),
   testWebhook: (id: string) => call(client.POST('/webhooks/test', { body: { id } })),
   deliveries: (webhookId: string) =>
     call(client.GET('/webhooks/deliveries', { params: { query: { webhookId } } })),
+  /** One page of events, newest first, and the cursor of the next page when there is one. */
+  events: async (query: EventQuery) => {
+    const pending = client.GET('/events', { params: { query } });
+    const items = await call(pending);
+    return { items, next: (await pending).response.headers.get('x-next-cursor') ?? undefined };
+  },
   retryDelivery: (id: string) =>
     call(client.POST('/webhooks/deliveries/{id}/retry', { params: { path: { id } } })),
 };

@@ -1,17 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, onSessionLost, type Plan, type Session } from './api';
 import { ApiKeysPanel } from './panels/api-keys';
+import { EventsList } from './panels/events';
 import { OperatorsPanel } from './panels/operators';
 import { SubscriptionManager } from './panels/subscription';
 import { WebhooksPanel } from './panels/webhooks';
 import { Button, Loading, Notice, shortAddress, useAction } from './ui';
 import { SignIn } from './sign-in';
+import { endedAlready, SignOutEverywhere } from './sign-out';
 
-type Tab = 'subscription' | 'keys' | 'webhooks' | 'operators';
+type Tab = 'subscription' | 'keys' | 'webhooks' | 'events' | 'operators';
 const TAB_LABEL: Record<Tab, string> = {
   subscription: 'Subscription',
   keys: 'API keys',
   webhooks: 'Webhooks',
+  events: 'Events',
   operators: 'Operators',
 };
 
@@ -48,10 +51,15 @@ function Tabs(props: { tabs: Tab[]; current: Tab; onSelect(tab: Tab): void }) {
   );
 }
 
-function Dashboard(props: { session: Session; onSignedOut(message: string): void }) {
+function Dashboard(props: { session: Session; signedInNow: boolean; onSignedOut(message: string): void }) {
   const { session } = props;
   const [tab, setTab] = useState<Tab>('subscription');
   const signOut = useAction();
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Right after signing in, the sign-in button is gone: start keyboard and screen-reader users at the page's title.
+  useEffect(() => {
+    if (props.signedInNow) heading.current?.focus();
+  }, []);
   const [plan, setPlan] = useState<Plan>();
   useEffect(() => {
     // Without it the panels still work: the renew button then just renews, and a payment error says why.
@@ -61,6 +69,7 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
     'subscription',
     'keys',
     'webhooks',
+    'events',
     ...(session.operator ? (['operators'] as const) : []),
   ];
 
@@ -69,8 +78,7 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
       try {
         await api.logout();
       } catch (error) {
-        // Already expired or revoked: the session is over either way.
-        if (!(error instanceof Error && 'status' in error && error.status === 401)) throw error;
+        if (!endedAlready(error)) throw error;
       }
       props.onSignedOut('You signed out.');
     });
@@ -90,13 +98,19 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
               {shortAddress(session.address)}
             </span>
             {session.operator && <span class="badge badge-info">Operator</span>}
+          </div>
+          <div class="signout">
             <Button variant="ghost" onClick={doSignOut} busy={signOut.busy} busyLabel="Signing out…">
               Sign out
             </Button>
+            <SignOutEverywhere disabled={signOut.busy} onSignedOut={props.onSignedOut} />
           </div>
         </div>
       </header>
       <main class="container">
+        <h1 class="page-title" tabIndex={-1} ref={heading}>
+          Your account
+        </h1>
         {signOut.error && <Notice kind="warning">{signOut.error}</Notice>}
         <Tabs tabs={tabs} current={tab} onSelect={setTab} />
         <section class="panel" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
@@ -112,6 +126,7 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
           )}
           {tab === 'keys' && <ApiKeysPanel heldScopes={session.scopes} />}
           {tab === 'webhooks' && <WebhooksPanel />}
+          {tab === 'events' && <EventsList operator={session.operator} />}
           {tab === 'operators' && <OperatorsPanel payer={session.address} plan={plan} />}
         </section>
       </main>
@@ -122,7 +137,7 @@ function Dashboard(props: { session: Session; onSignedOut(message: string): void
 type State =
   | { phase: 'checking' }
   | { phase: 'signed-out'; message?: string }
-  | { phase: 'signed-in'; session: Session };
+  | { phase: 'signed-in'; session: Session; signedInNow: boolean };
 
 export function App() {
   const [state, setState] = useState<State>({ phase: 'checking' });
@@ -136,7 +151,11 @@ export function App() {
     );
     api.session().then(
       (session) =>
-        setState(session.via === 'jwt' ? { phase: 'signed-in', session } : { phase: 'signed-out' }),
+        setState(
+          session.via === 'jwt'
+            ? { phase: 'signed-in', session, signedInNow: false }
+            : { phase: 'signed-out' },
+        ),
       () => setState({ phase: 'signed-out' }),
     );
   }, []);
@@ -165,12 +184,16 @@ export function App() {
   }
   if (state.phase === 'signed-out') {
     return (
-      <SignIn message={state.message} onSignedIn={(session) => setState({ phase: 'signed-in', session })} />
+      <SignIn
+        message={state.message}
+        onSignedIn={(session) => setState({ phase: 'signed-in', session, signedInNow: true })}
+      />
     );
   }
   return (
     <Dashboard
       session={state.session}
+      signedInNow={state.signedInNow}
       onSignedOut={(message) => setState({ phase: 'signed-out', message })}
     />
   );

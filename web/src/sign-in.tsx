@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Session } from './api';
 import { Button, ErrorNote, Notice, useAction } from './ui';
 import { connect, personalSign, rememberWallet, watchWallets, type Wallet } from './wallet';
@@ -11,6 +11,11 @@ export function SignIn(props: { message?: string; onSignedIn(session: Session): 
   const [wallets, setWallets] = useState<Wallet[]>();
   const [step, setStep] = useState<string>();
   const signIn = useAction();
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Arriving here from the dashboard (signed out, session ended), the button that had focus is gone.
+  useEffect(() => {
+    if (props.message) heading.current?.focus();
+  }, []);
 
   useEffect(() => {
     const stop = watchWallets(setWallets);
@@ -49,7 +54,9 @@ export function SignIn(props: { message?: string; onSignedIn(session: Session): 
           </span>
           Tollgate
         </div>
-        <h1>Sign in with your wallet</h1>
+        <h1 tabIndex={-1} ref={heading}>
+          Sign in with your wallet
+        </h1>
         <p class="muted">
           Manage your subscription, API keys and webhooks. Signing in costs nothing: your wallet signs a
           message, no transaction is sent.

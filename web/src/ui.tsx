@@ -1,5 +1,5 @@
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { WalletError } from './wallet';
 
@@ -150,17 +150,24 @@ export function shortAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;
 }
 
-/** A modal confirmation (native <dialog>: focus trapped, Escape cancels). */
+/**
+ * A modal confirmation (native <dialog>: focus trapped, Escape cancels). Each instance titles itself with an id of
+ * its own, so a page holding several dialogs announces each with its own title.
+ */
 export function Confirm(props: {
   open: boolean;
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
+  cancelLabel?: string;
   danger?: boolean;
+  busy?: boolean;
+  busyLabel?: string;
   onConfirm(): void;
   onCancel(): void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -168,24 +175,49 @@ export function Confirm(props: {
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="confirm-title" onCancel={props.onCancel}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onCancel={props.onCancel}>
+      <h2 id={titleId}>{props.title}</h2>
       <div class="dialog-body">{props.children}</div>
       <div class="actions">
         {/* Enter on a destructive dialog keeps things as they are; elsewhere it confirms. */}
-        <Button variant="ghost" onClick={props.onCancel} autoFocus={props.danger}>
-          Keep it
+        <Button variant="ghost" onClick={props.onCancel} autoFocus={props.danger} disabled={props.busy}>
+          {props.cancelLabel ?? 'Keep it'}
         </Button>
         <Button
           variant={props.danger ? 'danger' : 'primary'}
           onClick={props.onConfirm}
           autoFocus={!props.danger}
+          busy={props.busy}
+          busyLabel={props.busyLabel}
         >
           {props.confirmLabel}
         </Button>
       </div>
     </dialog>
   );
+}
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * "in 3 days", "in 5 hours", "in less than an hour": how far off `value` is, for people. A day or more away, days
+ * count calendar days in the viewer's time zone, so the end of a day picked ten days ahead reads "in 10 days".
+ */
+export function timeUntil(value: string, now = Date.now()): string {
+  const end = new Date(value);
+  const left = end.getTime() - now;
+  if (left >= DAY_MS) {
+    const today = new Date(now);
+    const days = Math.round(
+      (Date.UTC(end.getFullYear(), end.getMonth(), end.getDate()) -
+        Date.UTC(today.getFullYear(), today.getMonth(), today.getDate())) /
+        DAY_MS,
+    );
+    return `in ${days} ${days === 1 ? 'day' : 'days'}`;
+  }
+  const hours = Math.floor(left / (60 * 60 * 1000));
+  if (hours >= 1) return `in ${hours} ${hours === 1 ? 'hour' : 'hours'}`;
+  return 'in less than an hour';
 }
 
 /** A secret shown once: read-only field, copy button, and the warning that it cannot be shown again. */

@@ -6,14 +6,29 @@ import {
   Button,
   Confirm,
   DateTime,
+  DAY_MS,
   formatDate,
   ErrorNote,
   Loading,
   Notice,
   shortAddress,
+  timeUntil,
   useAction,
   useIdempotentSend,
 } from '../ui';
+
+/**
+ * How long before the period end the page warns, as the service's `subscription.expiring` event does by default
+ * (SUBSCRIPTION_EXPIRING_NOTICE_HOURS, 72): an active subscription that is not canceled and ends within it.
+ */
+const EXPIRING_WITHIN_MS = 3 * DAY_MS;
+
+function endsSoon(subscription: Subscription, now = Date.now()): boolean {
+  if (subscription.status !== 'active' || subscription.cancelAtPeriodEnd || !subscription.currentPeriodEnd) {
+    return false;
+  }
+  return new Date(subscription.currentPeriodEnd).getTime() - now <= EXPIRING_WITHIN_MS;
+}
 
 const STATUS_LABEL: Record<Subscription['status'], string> = {
   none: 'Not subscribed',
@@ -65,6 +80,8 @@ export function SubscriptionManager(props: {
   payer: string;
   operator: boolean;
   plan?: Plan;
+  /** After a renewal or a cancel went through (the operator view reloads the customer's events). */
+  onChanged?(): void;
 }) {
   const { address, self, payer, plan } = props;
   const [subscription, setSubscription] = useState<Subscription>();
@@ -104,6 +121,7 @@ export function SubscriptionManager(props: {
   const afterChange = async (updated: Subscription, text: string) => {
     setSubscription(updated);
     setMessage(text);
+    props.onChanged?.();
     setHistory(await api.history(address));
   };
 
@@ -192,13 +210,40 @@ export function SubscriptionManager(props: {
       <div class="card">
         <div class="card-head">
           <div>
-            <h3 class="card-title">Subscription</h3>
+            <h3 class="card-title">{self ? 'Subscription' : "Customer's subscription"}</h3>
             <p class="muted mono small" title={subscription.address}>
               {subscription.address}
             </p>
           </div>
           <StatusBadge subscription={subscription} />
         </div>
+        {endsSoon(subscription) && (
+          <div class="banner" role="status" data-testid="ends-soon">
+            <p>
+              <strong>
+                Ends {timeUntil(subscription.currentPeriodEnd!)} —{' '}
+                {billedByOperator ? 'ask the operator to ' : ''}
+                renew
+              </strong>
+              <span class="muted">
+                {' '}
+                {self ? 'Your' : 'This'} paid period ends on {formatDate(subscription.currentPeriodEnd!)}; it
+                is not renewed by itself.
+              </span>
+            </p>
+            {!billedByOperator && (
+              <Button
+                variant="primary"
+                onClick={doRenew}
+                busy={renew.busy}
+                busyLabel={step ?? 'Renewing…'}
+                disabled={cancel.busy}
+              >
+                {pending ? renewLabel : price ? `Renew now: pay ${price}` : 'Renew now'}
+              </Button>
+            )}
+          </div>
+        )}
         <dl class="facts">
           <div>
             <dt>Period start</dt>
@@ -212,16 +257,23 @@ export function SubscriptionManager(props: {
               <DateTime value={subscription.currentPeriodEnd} />
             </dd>
           </div>
-          <div>
-            <dt>Cancel at period end</dt>
-            <dd>{subscription.cancelAtPeriodEnd ? 'Yes' : 'No'}</dd>
-          </div>
-          <div>
-            <dt>Canceled at</dt>
-            <dd>
-              <DateTime value={subscription.canceledAt} />
-            </dd>
-          </div>
+          {subscription.status === 'active' && subscription.cancelAtPeriodEnd && (
+            <div>
+              <dt>Cancellation</dt>
+              <dd data-testid="cancellation">
+                Requested on <DateTime value={subscription.canceledAt} />, runs until{' '}
+                <DateTime value={subscription.currentPeriodEnd} />
+              </dd>
+            </div>
+          )}
+          {subscription.status === 'canceled' && subscription.canceledAt && (
+            <div>
+              <dt>Canceled on</dt>
+              <dd>
+                <DateTime value={subscription.canceledAt} />
+              </dd>
+            </div>
+          )}
         </dl>
         {message && <Notice kind="success">{message}</Notice>}
         {pending && !renew.busy && (
@@ -264,8 +316,7 @@ export function SubscriptionManager(props: {
             : price
               ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
               : ''}
-          Renewing adds one period; an active subscription is extended from its current end. Repeated clicks
-          are sent with the same Idempotency-Key, so they cannot renew twice.
+          Renewing adds one period; an active subscription is extended from its current end.
         </p>
       </div>
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   api,
   WEBHOOK_EVENTS,
@@ -121,6 +121,12 @@ function WebhookForm(props: { editing?: Webhook; onSaved(saved: Webhook): void; 
   );
 }
 
+const DELIVERY_STATUS: Record<WebhookAttempt['deliveryStatus'], string> = {
+  pending: 'Will retry',
+  succeeded: 'Delivered',
+  failed: 'Gave up',
+};
+
 function DeliveryResults({ results }: { results: DeliveryResult[] }) {
   return (
     <ul class="results" aria-label="Test delivery results">
@@ -140,7 +146,7 @@ function DeliveryResults({ results }: { results: DeliveryResult[] }) {
   );
 }
 
-function DeliveryLog({ webhook }: { webhook: Webhook }) {
+function DeliveryLog({ webhook, onRetried }: { webhook: Webhook; onRetried(): void }) {
   const [attempts, setAttempts] = useState<WebhookAttempt[]>();
   const [retrying, setRetrying] = useState<string>();
   const load = useAction();
@@ -152,6 +158,7 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
     setRetrying(deliveryId);
     void retry.run(async () => {
       await api.retryDelivery(deliveryId);
+      onRetried();
       setAttempts(await api.deliveries(webhook.id));
     });
   };
@@ -198,7 +205,10 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                     {attempt.error && <div class="small muted">{attempt.error}</div>}
                   </td>
                   <td data-label="Delivery">
-                    {attempt.deliveryStatus}
+                    {/* Each row is one attempt; its delivery may have gone through on a later one. */}
+                    {!attempt.success && attempt.deliveryStatus === 'succeeded'
+                      ? 'Delivered on a later attempt'
+                      : DELIVERY_STATUS[attempt.deliveryStatus]}
                     {attempt.nextAttemptAt && (
                       <div class="small muted">
                         next <DateTime value={attempt.nextAttemptAt} />
@@ -206,13 +216,16 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                     )}
                   </td>
                   <td class="cell-actions">
-                    <Button
-                      onClick={() => resend(attempt.deliveryId)}
-                      busy={retry.busy && retrying === attempt.deliveryId}
-                      busyLabel="Sending…"
-                    >
-                      Retry
-                    </Button>
+                    {/* A delivered event needs no second send. */}
+                    {attempt.deliveryStatus !== 'succeeded' && (
+                      <Button
+                        onClick={() => resend(attempt.deliveryId)}
+                        busy={retry.busy && retrying === attempt.deliveryId}
+                        busyLabel="Sending…"
+                      >
+                        Retry
+                      </Button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -224,15 +237,17 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   );
 }
 
-function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void }) {
+function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void; onDeleted(): void }) {
   const { webhook } = props;
   const [editing, setEditing] = useState(false);
   const [showLog, setShowLog] = useState(false);
   const [confirmRotate, setConfirmRotate] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
   const [results, setResults] = useState<DeliveryResult[]>();
   const toggle = useAction();
   const rotate = useAction();
   const test = useAction();
+  const remove = useAction();
 
   const setEnabled = () =>
     toggle.run(async () =>
@@ -244,6 +259,12 @@ function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void 
       props.onChanged(await api.saveWebhook({ id: webhook.id, url: webhook.url, rotateSecret: true })),
     );
   };
+  const doDelete = () =>
+    remove.run(async () => {
+      await api.deleteWebhook(webhook.id);
+      setConfirmDelete(false);
+      props.onDeleted();
+    });
   const sendTest = () =>
     test.run(async () => {
       setResults(undefined);
@@ -276,12 +297,14 @@ function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void 
           <dt>Secret</dt>
           <dd class="mono small">{webhook.secretPrefix}…</dd>
         </div>
-        <div>
-          <dt>Failing since</dt>
-          <dd>
-            <DateTime value={webhook.failingSince} empty="Not failing" />
-          </dd>
-        </div>
+        {webhook.failingSince && (
+          <div>
+            <dt>Failing since</dt>
+            <dd>
+              <DateTime value={webhook.failingSince} />
+            </dd>
+          </div>
+        )}
       </dl>
       {webhook.disabledReason && (
         <Notice kind="warning">
@@ -321,6 +344,13 @@ function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void 
         <Button variant="ghost" onClick={() => setShowLog(!showLog)} aria-expanded={showLog}>
           {showLog ? 'Hide deliveries' : 'Deliveries'}
         </Button>
+        <Button
+          variant="danger"
+          onClick={() => setConfirmDelete(true)}
+          aria-label={`Delete webhook ${webhook.url}`}
+        >
+          Delete
+        </Button>
       </div>
       {results && <DeliveryResults results={results} />}
       {editing && (
@@ -333,7 +363,14 @@ function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void 
           }}
         />
       )}
-      {showLog && <DeliveryLog key={results?.[0]?.deliveryId ?? 'log'} webhook={webhook} />}
+      {showLog && (
+        <DeliveryLog
+          key={results?.[0]?.deliveryId ?? 'log'}
+          webhook={webhook}
+          // A retry supersedes the test's result shown above the log.
+          onRetried={() => setResults(undefined)}
+        />
+      )}
       <Confirm
         open={confirmRotate}
         title="Rotate the signing secret?"
@@ -346,24 +383,53 @@ function WebhookCard(props: { webhook: Webhook; onChanged(saved: Webhook): void 
           switch over.
         </p>
       </Confirm>
+      <Confirm
+        open={confirmDelete}
+        title="Delete this webhook?"
+        confirmLabel="Delete webhook"
+        danger
+        busy={remove.busy}
+        busyLabel="Deleting…"
+        onConfirm={doDelete}
+        onCancel={() => {
+          setConfirmDelete(false);
+          remove.clear();
+        }}
+      >
+        <p>
+          <span class="mono break">{webhook.url}</span> gets no more events, its delivery log is deleted and
+          deliveries still waiting to be sent to it are dropped. To pause it instead, disable it.
+        </p>
+        <ErrorNote text={remove.error} />
+      </Confirm>
     </li>
   );
 }
 
 export function WebhooksPanel() {
   const [webhooks, setWebhooks] = useState<Webhook[]>();
+  const [deleted, setDeleted] = useState<string>();
+  const listTitle = useRef<HTMLHeadingElement>(null);
   const load = useAction();
   const refresh = () => load.run(async () => setWebhooks(await api.listWebhooks()));
   useEffect(() => void refresh(), []);
 
   /** Keeps a one-time secret from a save on the card until the owner dismisses it. */
-  const merge = (saved: Webhook) =>
+  const merge = (saved: Webhook) => {
+    setDeleted(undefined);
     setWebhooks((current) => {
       const list = current ?? [];
       return list.some((item) => item.id === saved.id)
         ? list.map((item) => (item.id === saved.id ? saved : item))
         : [...list, saved];
     });
+  };
+  const drop = (webhook: Webhook) => {
+    setDeleted(webhook.url);
+    setWebhooks((current) => current?.filter((item) => item.id !== webhook.id));
+    // The card, and the button that had focus, are gone: continue from the list's heading.
+    listTitle.current?.focus();
+  };
 
   return (
     <div class="stack">
@@ -376,18 +442,30 @@ export function WebhooksPanel() {
         <WebhookForm onSaved={merge} />
       </div>
       <div class="card-head">
-        <h3 class="section-title">Your webhooks</h3>
+        <h3 class="section-title" tabIndex={-1} ref={listTitle}>
+          Your webhooks
+        </h3>
         <Button variant="ghost" onClick={refresh} busy={load.busy} busyLabel="Refreshing…">
           Refresh
         </Button>
       </div>
       <ErrorNote text={load.error} />
+      {deleted && (
+        <Notice kind="success">
+          Deleted the webhook to <span class="mono break">{deleted}</span>.
+        </Notice>
+      )}
       {!webhooks && !load.error && <Loading label="Loading webhooks…" />}
       {webhooks && webhooks.length === 0 && <p class="muted">No webhooks yet.</p>}
       {webhooks && webhooks.length > 0 && (
         <ul class="stack plain">
           {webhooks.map((webhook) => (
-            <WebhookCard key={webhook.id} webhook={webhook} onChanged={merge} />
+            <WebhookCard
+              key={webhook.id}
+              webhook={webhook}
+              onChanged={merge}
+              onDeleted={() => drop(webhook)}
+            />
           ))}
         </ul>
       )}
