@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CACHE_TOPICS } from '../src/cache/cache-topics.js';
 import { http } from './utils/http.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
@@ -27,6 +28,18 @@ describe('cache coherence through database triggers', () => {
     Number(
       (await db.query('SELECT count(*) FROM cache_invalidations WHERE topic = $1', [topic])).rows[0].count,
     );
+
+  it('has triggers that write exactly the topics the caches listen to', async () => {
+    const { rows } = await db.query<{ source: string }>(
+      `SELECT prosrc AS source FROM pg_proc WHERE prosrc LIKE '%invalidate_cache%' AND proname <> 'invalidate_cache'`,
+    );
+    const written = new Set(
+      rows.flatMap(({ source }) =>
+        [...source.matchAll(/invalidate_cache"?\(\s*'([a-z_]+)'/g)].map((m) => m[1]),
+      ),
+    );
+    expect([...written].sort()).toEqual(Object.values(CACHE_TOPICS).sort());
+  });
 
   it('refuses a key revoked by SQL on its next request', async () => {
     const owner = await login(t.url);

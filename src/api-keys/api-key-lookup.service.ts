@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CACHE_TOPICS } from '../cache/cache-topics.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
 import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { ApiKeysRepository, type ApiKeyCredential } from './api-keys.repository.js';
@@ -17,7 +18,7 @@ export class ApiKeyLookup {
     log: InvalidationLog,
   ) {
     this.live = new InvalidatedCache<ApiKeyCredential>(log, {
-      topic: 'api_key',
+      topic: CACHE_TOPICS.apiKey,
       maxEntries: 100_000,
       ttlMs: 300_000,
     });

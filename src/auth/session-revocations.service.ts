@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CACHE_TOPICS } from '../cache/cache-topics.js';
 import { storageAddress } from '../common/address/wallet-address.js';
 import type { SqlExecutor } from '../database/database.service.js';
 import { Database } from '../database/database.service.js';
@@ -34,9 +35,13 @@ export class SessionRevocations {
     private readonly repository: AuthRepository,
     log: InvalidationLog,
   ) {
-    this.notRevoked = new InvalidatedCache<true>(log, { topic: 'jti', maxEntries: 100_000, ttlMs: 60_000 });
+    this.notRevoked = new InvalidatedCache<true>(log, {
+      topic: CACHE_TOPICS.revokedToken,
+      maxEntries: 100_000,
+      ttlMs: 60_000,
+    });
     this.cutoffs = new InvalidatedCache<SessionsNotBefore>(log, {
-      topic: 'session_cutoff',
+      topic: CACHE_TOPICS.sessionCutoff,
       maxEntries: 100_000,
       ttlMs: 300_000,
     });

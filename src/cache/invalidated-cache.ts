@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache';
+import type { CacheTopic } from './cache-topics.js';
 import type { InvalidationLog } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
   /** Invalidations the triggers write under this topic drop the entry stored under their key. */
-  topic: string;
+  topic: CacheTopic;
   maxEntries: number;
   ttlMs: number;
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { CACHE_TOPICS } from '../cache/cache-topics.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
 import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { SubscriptionsRepository, type StoredSubscription } from './subscriptions.repository.js';
@@ -21,7 +22,7 @@ export class SubscriptionReads {
     log: InvalidationLog,
   ) {
     this.rows = new InvalidatedCache<CachedRow>(log, {
-      topic: 'subscription',
+      topic: CACHE_TOPICS.subscription,
       maxEntries: 200_000,
       ttlMs: 300_000,
     });

@@ -1,0 +1,18 @@
+/**
+ * The invalidation topics: the database triggers write them (migrations CacheInvalidationTriggers and
+ * CredentialCreatorsAndCutoffs call `invalidate_cache(topic, key)`), and each cache listens under one. Migrations
+ * are history and keep their literal text; test/cache-coherence.e2e-spec.ts reads the trigger functions from the
+ * database and fails unless they write exactly these topics.
+ */
+export const CACHE_TOPICS = {
+  /** A logged-out session token; key: its `jti`. */
+  revokedToken: 'jti',
+  /** A wallet's "sign out everywhere"; key: the lowercase address. */
+  sessionCutoff: 'session_cutoff',
+  /** A key's revocation, scopes, owner or digest; key: the hex SHA-256 digest. */
+  apiKey: 'api_key',
+  /** Any change of a subscription row; key: the lowercase address. */
+  subscription: 'subscription',
+} as const;
+
+export type CacheTopic = (typeof CACHE_TOPICS)[keyof typeof CACHE_TOPICS];
