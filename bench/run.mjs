@@ -19,6 +19,12 @@ import { benchDelivery, NOISE_LIMIT, spread } from './delivery.mjs';
 import { nodeFlags, startService as startBenchService } from './service.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+/** Rounds of the read rows: raw, the bare NestJS route and the service take turns this many times. */
+const READ_ROUNDS = Number(process.env.BENCH_READ_ROUNDS ?? 3);
+/** How long the instance works in the background before the read rows (after its wallets, keys and renewals). */
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 120);
+/** Wallets that sign in, make a key, renew with a webhook and read before the read rows. */
+const RUNNING_WALLETS = Number(process.env.BENCH_RUNNING_WALLETS ?? 50);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
 const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
@@ -158,6 +164,42 @@ async function verifyBaseline(samples, seconds) {
   return { done, seconds: (performance.now() - started) / 1000 };
 }
 
+/**
+ * Brings an instance into the state a running one is in: RUNNING_WALLETS wallets sign in, each makes a key, points a
+ * webhook at a local receiver and renews (a delivery each); then `seconds` of light traffic (each key reads its
+ * status once a second) while the background work runs.
+ */
+async function runningState(url, seconds) {
+  const port = await freePort();
+  const receiver = fork(join(root, 'bench', 'receiver.mjs'), { env: { PORT: String(port) } });
+  await new Promise((resolve) => receiver.once('message', resolve));
+  const receiverUrl = `http://127.0.0.1:${port}/hook`;
+  const keys = [];
+  for (let i = 0; i < RUNNING_WALLETS; i++) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const session = await login(url, account);
+    keys.push([await createKey(url, session.token, ['READ_ONLY']), account.address]);
+    await fetch(`${url}/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
+      body: JSON.stringify({ url: receiverUrl }),
+    });
+    await renew(url, session.token, account.address);
+  }
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    await Promise.all(
+      keys.map(([key, address]) =>
+        fetch(`${url}/subscriptions/status?address=${address}`, {
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  receiver.kill();
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const logger = pino({ level: 'warn' });
@@ -173,13 +215,17 @@ async function main() {
   });
   const results = [];
   // The baseline's own noise: how far its rate moved between rounds; a ratio is unreliable past NOISE_LIMIT.
-  const record = (name, { rounds, ...serviceRun }, rawRun, extra = {}) => {
+  const record = (name, { rounds, ...serviceRun }, rawRun, extra = {}, bareRun = null) => {
     const noise = rawRun?.rounds?.length > 1 ? spread(rawRun.rounds) : null;
     const row = {
       name,
       ...serviceRun,
       rawRps: rawRun?.rps ?? null,
       ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null,
+      bareRps: bareRun?.rps ?? null,
+      ratioToBare: bareRun ? +(serviceRun.rps / bareRun.rps).toFixed(3) : null,
+      serviceSpread: rounds?.length > 1 ? spread(rounds).spread : null,
+      bareSpread: bareRun?.rounds?.length > 1 ? spread(bareRun.rounds).spread : null,
       rounds: rounds ?? null,
       baselineRounds: rawRun?.rounds ?? null,
       baselineSpread: noise?.spread ?? null,
@@ -190,10 +236,16 @@ async function main() {
     results.push(row);
     console.log(JSON.stringify(row));
   };
-  /** Raw and service alternate in two halves, so a drift in the machine's speed hits both sides alike. */
+  /**
+   * Raw node:http, the bare NestJS route and the service take turns in rounds, so a drift in the machine's speed hits
+   * all three alike: each row is a ratio to raw and to the framework's own ceiling, measured beside it.
+   */
   const sideBySide = async (name, request) => {
-    const [rawRun, serviceRun] = await alternate([{ url: raw.url }, serviceRequest(request)], 2);
-    record(name, serviceRun, rawRun);
+    const [rawRun, bareRun, serviceRun] = await alternate(
+      [{ url: raw.url }, { url: `${bareNest.url}/health` }, serviceRequest(request)],
+      READ_ROUNDS,
+    );
+    record(name, serviceRun, rawRun, {}, bareRun);
   };
   const serviceRequest = (request) => ({
     url: `${service.url}${request.path}`,
@@ -229,8 +281,15 @@ async function main() {
       await load({ url: `${bareNest.url}/health`, duration: 4 });
       for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
       // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.
-      const [rawBare, bare] = await alternate([{ url: raw.url }, { url: `${bareNest.url}/health` }], 2);
+      const [rawBare, bare] = await alternate(
+        [{ url: raw.url }, { url: `${bareNest.url}/health` }],
+        READ_ROUNDS,
+      );
       record('reference: a bare NestJS route on Fastify (a constant)', bare, rawBare);
+      await sideBySide('GET /health, just started', reads[0][1]);
+      // What users run is an instance that has been working: wallets signed in, keys made and used, renewals with
+      // their webhooks delivered, and its background loops (delivery polling, sweeps, invalidation reads) running.
+      await runningState(service.url, SETTLE_SECONDS);
       for (const [name, request] of reads) await sideBySide(name, request);
     }
 
@@ -474,15 +533,16 @@ async function main() {
       row.baselineSpread === null || row.baselineSpread === undefined
         ? ''
         : `${Math.round(row.baselineSpread * 100)} %${row.unreliable ? ' (unreliable)' : ''}`;
+    const percent = (value) => (value === null || value === undefined ? '' : `${Math.round(value * 100)} %`);
     const deliveryRows = results.filter((row) => row.deliveriesPerSecond !== undefined);
     const lines = [
       `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
       '',
-      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | service spread |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} |`,
+          `| ${row.name} | ${row.rps} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${percent(row.serviceSpread)} |`,
       ),
     ];
     if (deliveryRows.length > 0) {

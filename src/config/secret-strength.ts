@@ -16,6 +16,8 @@ export const PUBLISHED_SECRETS = [
   // The examples of the API description: a webhook secret (Standard Webhooks' own) and an API key.
   'whsec_Q2xhcmsgS2VudCBpcyBTdXBlcm1hbiBhbmQgc2hlIGtub3dzIGl0IQ==',
   'tg_4Fq9ZkP2mX7vR1sT8bW3nY6cJ0dL5hGa2Kx9Qp',
+  // The client's type tests' API key.
+  'tg_0123456789abcdefghijklmnopqrstuvwxyzAB',
   'your-secret-key',
   'your-256-bit-secret',
   'secretsecretsecretsecretsecretsecret',
