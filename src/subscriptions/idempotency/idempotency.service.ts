@@ -1,4 +1,5 @@
 import { HttpStatus, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { isDatabaseUnavailable } from '../../database/database.errors.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { toErrorResponse, type ErrorBody } from '../../common/http/error-response.js';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
@@ -138,6 +139,8 @@ export class IdempotencyService implements OnModuleInit, OnModuleDestroy {
         await this.repository.release(request, lease);
       }
     } catch (settleError) {
+      // An outage is logged once, when it starts (DatabaseAvailability); the lease then simply runs out.
+      if (isDatabaseUnavailable(settleError)) return;
       this.logger.warn(`settling a failed idempotent request failed: ${(settleError as Error).message}`);
     }
   }

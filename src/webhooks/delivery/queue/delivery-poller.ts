@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { isDatabaseUnavailable } from '../../../database/database.errors.js';
 
 /** Attempts under way at once in one process; they mostly wait on receivers, not on this process. */
 export const CONCURRENCY = 64;
@@ -66,7 +67,10 @@ export class DeliveryPoller<T extends { id: string }> {
         this.claimWhenFree = claimed.length === room;
       })
       .catch((error: unknown) => {
-        this.logger.warn(`claiming webhook deliveries failed: ${(error as Error).message}`);
+        // An outage is logged once, when it starts (DatabaseAvailability), not at every poll.
+        if (!isDatabaseUnavailable(error)) {
+          this.logger.warn(`claiming webhook deliveries failed: ${(error as Error).message}`);
+        }
         this.claimWhenFree = false;
         retryIn = ERROR_RETRY_MS;
       })
