@@ -101,6 +101,12 @@ describe('the tollgate CLI against the service', () => {
       status: 'active',
       currentPeriodEnd: fields(renewed.stdout).currentPeriodEnd,
     });
+
+    const events = await tollgate(['events', '--events', 'subscription.renewed']);
+    expect(events.code).toBe(0);
+    const lines = events.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\S+Z {2}subscription\.renewed {2}[0-9a-f-]{36} {2}\{.*"status":"active"/);
   });
 
   it('creates, lists and revokes API keys; a created key is a credential through TOLLGATE_API_KEY', async () => {

@@ -21,6 +21,9 @@ const USAGE = `usage: tollgate <command> [options]
   keys list | keys revoke <id>
   webhooks add <url> [--events <e,…>]       configure a receiver; prints its secret once
   webhooks list | webhooks test [id] | webhooks deliveries <id>
+  events [--events <e,…>] [--since <iso>] [--limit <n>] [--address <a>]
+                                            events, newest first (the ids the webhooks carry): reconcile
+                                            after an outage of your receiver
   listen --forward-to <url> [--events <e,…>] [--port <n>]
                                             receive events on loopback, verify and forward them
 
@@ -38,6 +41,8 @@ const OPTIONS = {
     scope: { type: 'string', multiple: true },
     events: { type: 'string', multiple: true },
     'forward-to': { type: 'string' },
+    since: { type: 'string' },
+    limit: { type: 'string' },
     port: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
 };
@@ -114,6 +119,22 @@ async function run(argv) {
             return keys(authed(), sub, positionals, values.label, list(values.scope));
         case 'webhooks':
             return webhooks(authed(), sub, positionals, list(values.events));
+        case 'events': {
+            const types = list(values.events);
+            const query = {
+                ...address,
+                ...(types === undefined ? {} : { type: types.filter((type) => type !== '*') }),
+                ...(values.since === undefined ? {} : { since: values.since }),
+            };
+            const most = values.limit === undefined ? Infinity : Number(values.limit);
+            let shown = 0;
+            for await (const event of authed().paginate('/events', { params: { query } })) {
+                if (shown++ >= most)
+                    break;
+                print(`${event.createdAt}  ${event.type}  ${event.id}  ${JSON.stringify(event.data)}`);
+            }
+            return;
+        }
         case 'listen': {
             const forwardTo = values['forward-to'];
             if (forwardTo === undefined)
