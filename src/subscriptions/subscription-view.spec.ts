@@ -1,4 +1,4 @@
-import { toSubscriptionDto } from './subscription-view.js';
+import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -59,5 +59,28 @@ describe('toSubscriptionDto', () => {
       cancelAtPeriodEnd: true,
       canceledAt: '2030-01-01T00:00:00.000Z',
     });
+  });
+});
+
+describe('subscriptionDtoOfRow', () => {
+  it('shares one view of a row while its period runs, another once it is over, and matches toSubscriptionDto', () => {
+    const row = stored({ cancelAtPeriodEnd: true, canceledAt: start });
+    const during = subscriptionDtoOfRow(ADDRESS, row, new Date(end.getTime() - 1));
+    expect(during).toEqual(toSubscriptionDto(ADDRESS, row, new Date(end.getTime() - 1)));
+    expect(during.status).toBe('active');
+    expect(subscriptionDtoOfRow(ADDRESS, row, start)).toBe(during);
+    const after = subscriptionDtoOfRow(ADDRESS, row, end);
+    expect(after).toEqual(toSubscriptionDto(ADDRESS, row, end));
+    expect(after.status).toBe('canceled');
+    expect(subscriptionDtoOfRow(ADDRESS, row, new Date(end.getTime() + 86_400_000))).toBe(after);
+    expect(Object.isFrozen(after)).toBe(true);
+  });
+
+  it('builds separate views for separate rows (a renewal loads a new row)', () => {
+    const before = stored();
+    const renewed = stored({ currentPeriodEnd: new Date(end.getTime() + 86_400_000) });
+    const now = new Date(end.getTime() + 1000);
+    expect(subscriptionDtoOfRow(ADDRESS, before, now).status).toBe('expired');
+    expect(subscriptionDtoOfRow(ADDRESS, renewed, now).status).toBe('active');
   });
 });

@@ -6,6 +6,35 @@ import type { PaymentRow, StoredSubscription, SubscriptionEventRow } from './sub
 
 export const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
+interface Views {
+  /** While the period runs. */
+  running?: SubscriptionDto;
+  /** Once it is over: the row no longer changes by itself. */
+  over?: SubscriptionDto;
+}
+
+const viewsOfRow = new WeakMap<StoredSubscription, Views>();
+
+/**
+ * {@link toSubscriptionDto} for a stored row that is never modified (a cached one): a row has only two possible
+ * views, before and after its period end, so each is built once and shared. The status is still decided at `now`.
+ */
+export function subscriptionDtoOfRow(
+  address: string,
+  stored: StoredSubscription,
+  now: Date,
+): SubscriptionDto {
+  let views = viewsOfRow.get(stored);
+  if (views === undefined) {
+    views = {};
+    viewsOfRow.set(stored, views);
+  }
+  if (now.getTime() < stored.currentPeriodEnd.getTime()) {
+    return (views.running ??= Object.freeze(toSubscriptionDto(address, stored, now)));
+  }
+  return (views.over ??= Object.freeze(toSubscriptionDto(address, stored, now)));
+}
+
 /** The subscription object, its status computed at `now`. */
 export function toSubscriptionDto(
   address: string,

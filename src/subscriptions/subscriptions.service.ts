@@ -8,7 +8,7 @@ import { Metrics } from '../metrics/metrics.service.js';
 import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
-import { historyDto, toSubscriptionDto } from './subscription-view.js';
+import { historyDto, subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
@@ -49,7 +49,10 @@ export class SubscriptionsService {
    */
   async status(address: Address): Promise<SubscriptionDto> {
     const subscription = await this.reads.find(storageAddress(address));
-    return toSubscriptionDto(address, subscription, new Date());
+    const now = new Date();
+    return subscription === null
+      ? toSubscriptionDto(address, null, now)
+      : subscriptionDtoOfRow(address, subscription, now);
   }
 
   async history(address: Address): Promise<SubscriptionEventDto[]> {

@@ -1,4 +1,5 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/api-error.js';
 
 export interface FieldProblem {
@@ -36,9 +37,46 @@ export function fieldProblems(errors: ValidationError[], parent = ''): FieldProb
   });
 }
 
+/** Distinct valid query strings remembered per query DTO class (a pure function of the string: no expiry). */
+const QUERIES_KEPT = 10_000;
+
+/**
+ * class-validator's pipe with one shortcut. A query DTO is a pure function of its query string, and the hot reads
+ * are polled with the same few (a status page asks about the same address again and again): the validated
+ * instance is frozen and kept per DTO class and query, so a repeated query skips class-transformer and
+ * class-validator. Bodies and path parameters are validated afresh every time; failures are never kept.
+ */
+export class TollgateValidationPipe extends ValidationPipe {
+  private readonly validQueries = new WeakMap<object, LRUCache<string, object>>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { metatype } = metadata;
+    if (
+      metadata.type !== 'query' ||
+      !metatype ||
+      value === null ||
+      typeof value !== 'object' ||
+      !this.toValidate(metadata)
+    ) {
+      return super.transform(value, metadata);
+    }
+    let known = this.validQueries.get(metatype);
+    if (known === undefined) {
+      known = new LRUCache<string, object>({ max: QUERIES_KEPT });
+      this.validQueries.set(metatype, known);
+    }
+    const key = JSON.stringify(value);
+    const hit = known.get(key);
+    if (hit !== undefined) return hit;
+    const validated = Object.freeze((await super.transform(value, metadata)) as object);
+    known.set(key, validated);
+    return validated;
+  }
+}
+
 /** Global validation: unknown fields are errors, payloads become DTO instances, failures become 400s. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new TollgateValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
