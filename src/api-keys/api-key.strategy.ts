@@ -37,7 +37,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     const token = bearerToken(request);
     if (token === null || !looksLikeApiKey(token)) return null;
     if (!isWellFormedApiKey(token)) throw AuthErrors.invalidApiKey();
-    const key = await this.lookup.find(digestApiKey(token));
+    const key = await this.lookup.find(digestApiKey(token), request.cacheTicket);
     if (!key) throw AuthErrors.invalidApiKey();
     if (key.revokedAt) throw AuthErrors.apiKeyRevoked();
     // The cached key carries its expiry, so every instance refuses it from that moment on, with no invalidation.

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { CacheTopic } from './cache-topics.js';
-import type { InvalidationLog } from './invalidation-log.service.js';
+import type { InvalidationLog, InvalidationTicket } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
   /** Invalidations the triggers write under this topic drop the entry stored under their key. */
@@ -12,6 +12,8 @@ export interface InvalidatedCacheOptions {
 export interface GetOrLoadOptions<Value extends object | true> {
   /** Whether a loaded value may be stored (default: always). */
   cacheable?: (value: Value) => boolean;
+  /** The request's ticket (InvalidationLog.requestTicket); without it, a new one. */
+  ticket?: InvalidationTicket;
 }
 
 /**
@@ -34,14 +36,15 @@ export class InvalidatedCache<Value extends object | true> {
   }
 
   /**
-   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile).
+   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). Given the
+   * request's ticket, a request that consults several caches passes the barrier once.
    */
   async getOrLoad(
     key: string,
     load: () => Promise<Value | undefined>,
-    { cacheable = () => true }: GetOrLoadOptions<Value> = {},
+    { cacheable = () => true, ticket }: GetOrLoadOptions<Value> = {},
   ): Promise<Value | undefined> {
-    const trusted = await this.log.barrier();
+    const trusted = await this.log.barrier(ticket);
     if (trusted) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;

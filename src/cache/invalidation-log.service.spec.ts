@@ -46,6 +46,16 @@ describe('InvalidationLog', () => {
     await expect(Promise.all([first, second])).resolves.toEqual([true, true]);
   });
 
+  it('gives a request one ticket, on first use, and a new one to every read without a request', () => {
+    const outside = [log.ticket(), log.ticket()];
+    expect(outside[1]).toBeGreaterThan(outside[0]!);
+    const a = {};
+    const b = {};
+    const first = log.requestTicket(a);
+    expect(log.requestTicket(b)).toBeGreaterThan(first);
+    expect(log.requestTicket(a)).toBe(first);
+  });
+
   it('passes a ticket already covered by a finished read without asking again', async () => {
     const ticket = log.ticket();
     const barrier = log.barrier(ticket);

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import { InvalidationLog, type TicketCarrier } from '../../cache/invalidation-log.service.js';
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 import type { CredentialRequest } from '../strategies/session-credentials.js';
@@ -46,6 +47,7 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly routes: CredentialRoutes,
+    private readonly invalidations: InvalidationLog,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -59,6 +61,9 @@ export class AccessGuard implements CanActivate {
         ? AuthErrors.missingCredentials()
         : AuthErrors.invalidToken();
     }
+    // Before anything reads a cache for this request: the strategies and handlers pass it on. Public routes read
+    // none with it (a read without a ticket takes its own), so they are spared the write to the request.
+    this.invalidations.requestTicket(request as TicketCarrier);
     await this.guardFor(strategy).canActivate(context);
     const { options } = access;
     const principal = request.user;

@@ -22,6 +22,6 @@ export class JwtHeaderStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   validate(request: CredentialRequest, claims: SessionClaims): Promise<Principal> {
-    return this.sessions.principalOf(claims);
+    return this.sessions.principalOf(claims, request.cacheTicket);
   }
 }
