@@ -35,9 +35,15 @@ const root = new URL('..', import.meta.url).pathname;
 /** The node flags `npm start` runs the service with, for the reference servers too. */
 const NODE_FLAGS = nodeFlags();
 
+/**
+ * The public origin of every instance of a run, as a deployment's instances share one: left to follow each
+ * instance's port, a challenge issued by one would not verify on another.
+ */
+const ONE_ORIGIN = { AUTH_DOMAIN: 'localhost:3000', AUTH_URI: 'http://localhost:3000' };
+
 /** The service as `npm start` runs it, with default settings and this run's secret (its instances share sessions). */
 const startService = (databaseUrl, env = {}) =>
-  startBenchService({ databaseUrl, env, jwtSecret: JWT_SECRET });
+  startBenchService({ databaseUrl, env: { ...ONE_ORIGIN, ...env }, jwtSecret: JWT_SECRET });
 
 /** A server of bench/ in its own process, with the service's node flags: raw node:http, or the bare Nest route. */
 async function startReference(script) {
@@ -542,7 +548,7 @@ async function main() {
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${percent(row.serviceSpread)} |`,
+          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${percent(row.serviceSpread)} |`,
       ),
     ];
     if (deliveryRows.length > 0) {
