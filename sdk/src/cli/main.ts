@@ -248,6 +248,12 @@ async function webhooks(
   }
 }
 
+// `tollgate events | head`: a reader that stops early is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
+
 try {
   await run(process.argv.slice(2));
 } catch (error) {

@@ -215,6 +215,12 @@ async function webhooks(client, sub, positionals, events) {
             throw new UsageError(`webhooks add|list|test|deliveries\n\n${USAGE}`);
     }
 }
+// `tollgate events | head`: a reader that stops early is not an error.
+process.stdout.on('error', (error) => {
+    if (error.code !== 'EPIPE')
+        throw error;
+    process.exit(0);
+});
 try {
     await run(process.argv.slice(2));
 }
