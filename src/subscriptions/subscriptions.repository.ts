@@ -21,7 +21,8 @@ import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 
-const STORED = [
+/** Every column of a subscription row, as the service works with it. */
+export const STORED = [
   'address',
   'currentPeriodStart',
   'currentPeriodEnd',

@@ -3,25 +3,15 @@ import { Database, type SqlExecutor } from '../../database/database.service.js';
 import { selectList } from '../../database/select-list.js';
 import { raw, sql } from '../../database/sql.js';
 import { SubscriptionEntity } from '../subscription.entity.js';
-
-const REMINDED = [
-  'address',
-  'currentPeriodStart',
-  'currentPeriodEnd',
-  'cancelAtPeriodEnd',
-  'canceledAt',
-  'expiryRecordedFor',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly (keyof SubscriptionEntity)[];
+import { STORED, type StoredSubscription } from '../subscriptions.repository.js';
 
 /** A subscription whose reminder this transaction claimed, and the database's clock (the transaction's start). */
 export interface ClaimedReminder {
-  subscription: Pick<SubscriptionEntity, (typeof REMINDED)[number]>;
+  subscription: StoredSubscription;
   now: Date;
 }
 
-const COLUMNS = raw(selectList(SubscriptionEntity, REMINDED, 's'));
+const COLUMNS = raw(selectList(SubscriptionEntity, STORED, 's'));
 
 /** How long a reminder's row outlives its period end: long past the last instant it could be claimed again. */
 const KEPT_AFTER_PERIOD_END = sql`interval '1 day'`;
