@@ -2134,7 +2134,7 @@ export interface operations {
             /** @description The caller's keys, newest first. */
             200: {
                 headers: {
-                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    /** @description Present when another page follows: pass it as `cursor` to get that page. */
                     "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -2909,7 +2909,7 @@ export interface operations {
             /** @description The events, newest first. */
             200: {
                 headers: {
-                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    /** @description Present when another page follows: pass it as `cursor` to get that page. */
                     "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3246,7 +3246,7 @@ export interface operations {
             /** @description The history, newest first. */
             200: {
                 headers: {
-                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    /** @description Present when another page follows: pass it as `cursor` to get that page. */
                     "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -3836,7 +3836,7 @@ export interface operations {
             /** @description The attempts, newest first. */
             200: {
                 headers: {
-                    /** @description Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`. */
+                    /** @description Present when another page follows: pass it as `cursor` to get that page. */
                     "X-Next-Cursor"?: string;
                     "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -317,8 +317,7 @@ function withDatabaseErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-const NEXT_CURSOR_DESCRIPTION =
-  'Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`.';
+const NEXT_CURSOR_DESCRIPTION = 'Present when another page follows: pass it as `cursor` to get that page.';
 
 /**
  * Every list that takes a `cursor` documents the `X-Next-Cursor` header of its 200 answer, so a generated client

@@ -149,8 +149,7 @@ export function ApiPagedResponse(options: { type: new () => unknown; description
       description: options.description,
       headers: {
         'X-Next-Cursor': {
-          description:
-            'Present when another page follows (only when `limit` or `cursor` was sent): pass it as `cursor`.',
+          description: 'Present when another page follows: pass it as `cursor` to get that page.',
           schema: { type: 'string' },
         },
       },
