@@ -27,7 +27,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     routes: CredentialRoutes,
   ) {
     super();
-    routes.register('api-key', (request) => {
+    routes.register(this, (request) => {
       const token = bearerToken(request);
       return token !== null && looksLikeApiKey(token);
     });

@@ -1,6 +1,5 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { AuthController } from './auth.controller.js';
@@ -25,7 +24,6 @@ import { SessionPrincipals } from './strategies/session-principals.js';
  */
 @Global()
 @Module({
-  imports: [PassportModule],
   controllers: [AuthController],
   providers: [
     AuthService,
