@@ -2,7 +2,7 @@
 // Prints and writes (bench/results/latest.{json,md}) requests/s, p50/p99 latency and the ratio to raw for each case.
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -45,10 +45,18 @@ const ONE_ORIGIN = { AUTH_DOMAIN: 'localhost:3000', AUTH_URI: 'http://localhost:
 const startService = (databaseUrl, env = {}) =>
   startBenchService({ databaseUrl, env: { ...ONE_ORIGIN, ...env }, jwtSecret: JWT_SECRET });
 
-/** A server of bench/ in its own process, with the service's node flags: raw node:http, or the bare Nest route. */
-async function startReference(script) {
+/**
+ * A server of bench/ in its own process, with the service's node flags: raw node:http, or the bare Nest route. Its
+ * standard output goes to a file, as the service's does.
+ */
+async function startReference(script, env = {}) {
   const port = await freePort();
-  const child = fork(join(root, 'bench', script), { env: { PORT: String(port) }, execArgv: NODE_FLAGS });
+  const log = openSync(join(mkdtempSync(join(tmpdir(), 'tollgate-bench-ref-')), 'out.log'), 'a');
+  const child = fork(join(root, 'bench', script), {
+    env: { PORT: String(port), ...env },
+    execArgv: NODE_FLAGS,
+    stdio: ['ignore', log, log, 'ipc'],
+  });
   await new Promise((resolve) => child.once('message', resolve));
   return { url: `http://127.0.0.1:${port}`, child, stop: () => child.kill() };
 }
@@ -213,6 +221,9 @@ async function main() {
   await runMigrations(database.url);
   const raw = await startReference('raw-server.mjs');
   const bareNest = await startReference('bare-nest-server.mjs');
+  // The same bare route writing the service's request log line: the ceiling of a service that logs every request,
+  // as this one does by default.
+  const bareLogged = await startReference('bare-nest-server.mjs', { REQUEST_LOG: '1' });
   const owner = privateKeyToAccount(generatePrivateKey());
   const service = await startService(database.url, {
     OPERATOR_ADDRESSES: owner.address,
@@ -221,7 +232,7 @@ async function main() {
   });
   const results = [];
   // The baseline's own noise: how far its rate moved between rounds; a ratio is unreliable past NOISE_LIMIT.
-  const record = (name, { rounds, ...serviceRun }, rawRun, extra = {}, bareRun = null) => {
+  const record = (name, { rounds, ...serviceRun }, rawRun, extra = {}, bareRun = null, loggedRun = null) => {
     const noise = rawRun?.rounds?.length > 1 ? spread(rawRun.rounds) : null;
     const row = {
       name,
@@ -230,6 +241,8 @@ async function main() {
       ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null,
       bareRps: bareRun?.rps ?? null,
       ratioToBare: bareRun ? +(serviceRun.rps / bareRun.rps).toFixed(3) : null,
+      bareLoggedRps: loggedRun?.rps ?? null,
+      ratioToBareLogged: loggedRun ? +(serviceRun.rps / loggedRun.rps).toFixed(3) : null,
       serviceSpread: rounds?.length > 1 ? spread(rounds).spread : null,
       bareSpread: bareRun?.rounds?.length > 1 ? spread(bareRun.rounds).spread : null,
       rounds: rounds ?? null,
@@ -243,15 +256,21 @@ async function main() {
     console.log(JSON.stringify(row));
   };
   /**
-   * Raw node:http, the bare NestJS route and the service take turns in rounds, so a drift in the machine's speed hits
-   * all three alike: each row is a ratio to raw and to the framework's own ceiling, measured beside it.
+   * Raw node:http, the bare NestJS route (without and with the request log line) and the service take turns in
+   * rounds, so a drift in the machine's speed hits all alike: each row is a ratio to raw and to the framework's own
+   * ceiling, measured beside it.
    */
   const sideBySide = async (name, request) => {
-    const [rawRun, bareRun, serviceRun] = await alternate(
-      [{ url: raw.url }, { url: `${bareNest.url}/health` }, serviceRequest(request)],
+    const [rawRun, bareRun, loggedRun, serviceRun] = await alternate(
+      [
+        { url: raw.url },
+        { url: `${bareNest.url}/health` },
+        { url: `${bareLogged.url}/health` },
+        serviceRequest(request),
+      ],
       READ_ROUNDS,
     );
-    record(name, serviceRun, rawRun, {}, bareRun);
+    record(name, serviceRun, rawRun, {}, bareRun, loggedRun);
   };
   const serviceRequest = (request) => ({
     url: `${service.url}${request.path}`,
@@ -285,13 +304,15 @@ async function main() {
       // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
       await load({ url: raw.url, duration: 2 });
       await load({ url: `${bareNest.url}/health`, duration: 4 });
+      await load({ url: `${bareLogged.url}/health`, duration: 4 });
       for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
       // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.
-      const [rawBare, bare] = await alternate(
-        [{ url: raw.url }, { url: `${bareNest.url}/health` }],
+      const [rawBare, bare, bareWithLog] = await alternate(
+        [{ url: raw.url }, { url: `${bareNest.url}/health` }, { url: `${bareLogged.url}/health` }],
         READ_ROUNDS,
       );
       record('reference: a bare NestJS route on Fastify (a constant)', bare, rawBare);
+      record('reference: the bare route and the request log line', bareWithLog, rawBare, {}, bare);
       await sideBySide('GET /health, just started', reads[0][1]);
       // What users run is an instance that has been working: wallets signed in, keys made and used, renewals with
       // their webhooks delivered, and its background loops (delivery polling, sweeps, invalidation reads) running.
@@ -544,11 +565,11 @@ async function main() {
     const lines = [
       `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
       '',
-      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | service spread |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | service spread |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${percent(row.serviceSpread)} |`,
+          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${row.ratioToBareLogged ?? ''} | ${percent(row.serviceSpread)} |`,
       ),
     ];
     if (deliveryRows.length > 0) {
@@ -578,6 +599,7 @@ async function main() {
     await service.stop();
     raw.stop();
     bareNest.stop();
+    bareLogged.stop();
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -21,7 +21,7 @@ import {
 } from './common/http/connection-limits.js';
 import { answerFrameworkError, TransportErrors } from './common/http/framework-errors.js';
 import { bodyProblem } from './common/http/request-body.js';
-import { accessLogger, PinoNestLogger } from './common/logging/logger.js';
+import { PinoNestLogger, requestLogHook } from './common/logging/logger.js';
 import { API_SECURITY_HEADERS, HSTS_HEADER, isHttpsRequest } from './common/http/security-headers.js';
 import { ResponseBatcher } from './common/http/response-batcher.js';
 import { requestId } from './common/http/request-id.js';
@@ -159,22 +159,7 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
       route.onResponse = [...hooksOf(route.onResponse), hook];
     });
   }
-  if (logger.isLevelEnabled('info')) {
-    const access = accessLogger(logger);
-    fastify.addHook('onResponse', (request, reply, done) => {
-      access.info(
-        {
-          requestId: request.id,
-          method: request.method,
-          url: request.url,
-          statusCode: reply.statusCode,
-          durationMs: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request completed',
-      );
-      done();
-    });
-  }
+  if (logger.isLevelEnabled('info')) fastify.addHook('onResponse', requestLogHook(logger));
 }
 
 /** What @fastify/cors takes for a preflight: both headers present and not empty. */

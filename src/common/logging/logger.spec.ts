@@ -1,6 +1,8 @@
+import { jest } from '@jest/globals';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { accessLogger, createLogger } from './logger.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createLogger, requestLogHook } from './logger.js';
 
 function capture(level: string): { logger: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
@@ -13,16 +15,25 @@ function capture(level: string): { logger: Logger; lines: Record<string, unknown
   return { logger: createLogger(level, stream), lines };
 }
 
-describe('accessLogger', () => {
+describe('requestLogHook', () => {
   it('writes the request line unredacted, while the logger it comes from still redacts', () => {
     const { logger, lines } = capture('info');
-    accessLogger(logger).info({ requestId: 'r-1', url: '/health', statusCode: 200 }, 'request completed');
+    const done = jest.fn();
+    requestLogHook(logger).call(
+      undefined as never,
+      { id: 'r-1', method: 'GET', url: '/health' } as FastifyRequest,
+      { statusCode: 200, elapsedTime: 1.234 } as FastifyReply,
+      done,
+    );
+    expect(done).toHaveBeenCalledTimes(1);
     logger.info({ headers: { authorization: 'Bearer tg_secret' } }, 'other');
     expect(lines).toEqual([
       expect.objectContaining({
         requestId: 'r-1',
+        method: 'GET',
         url: '/health',
         statusCode: 200,
+        durationMs: 1.23,
         msg: 'request completed',
       }),
       expect.objectContaining({ headers: { authorization: '[redacted]' }, msg: 'other' }),
