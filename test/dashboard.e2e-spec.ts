@@ -285,6 +285,9 @@ describe('dashboard in a real browser', () => {
       const wallet = new TestWallet(newWallet());
       const { context, page } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
       await signIn(page);
+      // The panel's first calls done: had one of them met the ended session, the page would already be on sign-in.
+      await page.getByRole('button', { name: 'Subscribe' }).waitFor();
+      await page.waitForLoadState('networkidle');
       // The session ends outside this page (expiry or a sign-out elsewhere): the next call answers 401.
       expect((await http(t.url).post('/auth/logout', { token: await sessionToken(page) })).status).toBe(200);
       await page.getByRole('tab', { name: 'API keys' }).click();
