@@ -41,9 +41,17 @@ const NODE_FLAGS = nodeFlags();
  */
 const ONE_ORIGIN = { AUTH_DOMAIN: 'localhost:3000', AUTH_URI: 'http://localhost:3000' };
 
+/** The built checkout whose service is measured: this one, or another build for a before/after (BENCH_CHECKOUT). */
+const CHECKOUT = process.env.BENCH_CHECKOUT || undefined;
+
 /** The service as `npm start` runs it, with default settings and this run's secret (its instances share sessions). */
 const startService = (databaseUrl, env = {}) =>
-  startBenchService({ databaseUrl, env: { ...ONE_ORIGIN, ...env }, jwtSecret: JWT_SECRET });
+  startBenchService({
+    databaseUrl,
+    env: { ...ONE_ORIGIN, ...env },
+    jwtSecret: JWT_SECRET,
+    checkout: CHECKOUT,
+  });
 
 /**
  * A server of bench/ in its own process, with the service's node flags: raw node:http, or the bare Nest route. Its
