@@ -103,7 +103,8 @@ function runPgbench(databaseUrl, scriptFile, clients) {
   });
 }
 
-async function startReceiver(root) {
+/** bench/receiver.mjs in its own process: `{ url, collect(), stop() }`. */
+export async function startReceiver(root) {
   const port = await freePort();
   const child = fork(join(root, 'bench/receiver.mjs'), { env: { PORT: String(port) } });
   await new Promise((resolve) => child.once('message', resolve));

@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
-import { benchDelivery, NOISE_LIMIT, spread } from './delivery.mjs';
+import { benchDelivery, NOISE_LIMIT, spread, startReceiver } from './delivery.mjs';
 import { nodeFlags, startService as startBenchService } from './service.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -192,10 +192,7 @@ async function verifyBaseline(samples, seconds) {
  * status once a second) while the background work runs.
  */
 async function runningState(url, seconds) {
-  const port = await freePort();
-  const receiver = fork(join(root, 'bench', 'receiver.mjs'), { env: { PORT: String(port) } });
-  await new Promise((resolve) => receiver.once('message', resolve));
-  const receiverUrl = `http://127.0.0.1:${port}/hook`;
+  const receiver = await startReceiver(root);
   const keys = [];
   for (let i = 0; i < RUNNING_WALLETS; i++) {
     const account = privateKeyToAccount(generatePrivateKey());
@@ -204,7 +201,7 @@ async function runningState(url, seconds) {
     await fetch(`${url}/webhooks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${session.token}` },
-      body: JSON.stringify({ url: receiverUrl }),
+      body: JSON.stringify({ url: receiver.url }),
     });
     await renew(url, session.token, account.address);
   }
@@ -219,7 +216,7 @@ async function runningState(url, seconds) {
     );
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  receiver.kill();
+  receiver.stop();
 }
 
 async function main() {

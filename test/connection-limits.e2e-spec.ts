@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { pause, RawConnection, type RawAnswer } from './utils/raw-http.js';
+import { RawConnection, type RawAnswer } from './utils/raw-http.js';
+import { sleep } from './utils/receiver.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
@@ -54,7 +55,7 @@ describe('connection limits', () => {
     // 200 bytes at one every 400 ms would take 80 s.
     while (answer === undefined && !connection.closed && sent < body.length) {
       connection.write(body[sent++]!);
-      await Promise.race([answered, pause(400)]);
+      await Promise.race([answered, sleep(400)]);
     }
     await answered;
     expect(sent).toBeLessThan(body.length);
@@ -71,7 +72,7 @@ describe('connection limits', () => {
     while (answer === undefined && !connection.closed && sent < headers.length) {
       connection.write(headers.slice(sent, sent + 2));
       sent += 2;
-      await Promise.race([answered, pause(300)]);
+      await Promise.race([answered, sleep(300)]);
     }
     await answered;
     expect(sent).toBeLessThan(headers.length);
@@ -86,7 +87,7 @@ describe('connection limits', () => {
     const chunk = 2048;
     for (let at = 0; at < body.length; at += chunk) {
       connection.write(body.slice(at, at + chunk));
-      await pause(100);
+      await sleep(100);
     }
     const answer = await connection.nextAnswer();
     expect(answer?.status).toBe(200);
@@ -114,7 +115,7 @@ describe('connection limits', () => {
     // The first request is under way (its body incomplete) when the server starts closing.
     connection.write(nonceRequest(body.length) + body.slice(0, 5));
     const fastify = t.app.getHttpAdapter().getInstance();
-    await pause(100);
+    await sleep(100);
     const closed = fastify.close();
     await untilRefused(t.url);
     // The rest of its body, and a second request on the same connection.
@@ -139,6 +140,6 @@ async function untilRefused(url: string): Promise<void> {
       socket.on('error', () => resolve(false));
     });
     if (!accepted) return;
-    await pause(20);
+    await sleep(20);
   }
 }

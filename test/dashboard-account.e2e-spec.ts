@@ -1,6 +1,13 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { freePort } from '../src/common/net/free-port.js';
-import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
+import {
+  launchChromium,
+  openDashboard,
+  screenshots,
+  sessionToken,
+  signIn,
+  TestWallet,
+} from './utils/browser.js';
 import { http } from './utils/http.js';
 import { Receiver, until } from './utils/receiver.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
@@ -9,17 +16,6 @@ import { newWallet } from './utils/wallet.js';
 const BROWSER_TIMEOUT = 180_000;
 /** Two days: every fresh period ends within the three days the page warns about. */
 const PERIOD_SECONDS = 2 * 24 * 60 * 60;
-
-async function sessionToken(page: Page): Promise<string> {
-  const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
-  if (!cookie) throw new Error('no tg_session cookie in the browser');
-  return cookie.value;
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  await page.getByRole('tab', { name: 'Subscription' }).waitFor();
-}
 
 /**
  * The dashboard's account panels in chromium with an injected wallet: signing out everywhere, deleting a webhook,

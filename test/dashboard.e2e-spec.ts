@@ -1,21 +1,17 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { freePort } from '../src/common/net/free-port.js';
 import { http } from './utils/http.js';
 import { Receiver } from './utils/receiver.js';
-import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
+import {
+  launchChromium,
+  openDashboard,
+  screenshots,
+  sessionToken,
+  signIn,
+  TestWallet,
+} from './utils/browser.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
-
-async function sessionToken(page: Page): Promise<string> {
-  const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
-  if (!cookie) throw new Error('no tg_session cookie in the browser');
-  return cookie.value;
-}
-
-async function signIn(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  await page.getByRole('tab', { name: 'Subscription' }).waitFor();
-}
 
 /**
  * The dashboard in Debian's chromium, driven like a person would: a wallet injected before the page loads signs

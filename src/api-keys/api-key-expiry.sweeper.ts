@@ -10,7 +10,7 @@ export const API_KEY_SWEEP_INTERVAL_MS = 5_000;
 /** Notices of each kind recorded per transaction; a sweep keeps going while batches come back full. */
 const SWEEP_BATCH_SIZE = 100;
 /** Daily usage counts older than the usage answer's days are purged about this often. */
-const USAGE_PURGE_EVERY_MS = 3_600_000;
+const USAGE_PURGE_INTERVAL_MS = 3_600_000;
 
 /**
  * Background job (only where `workersEnabled`, WEBHOOK_WORKERS) that records `api_key.expiring` and
@@ -19,12 +19,9 @@ const USAGE_PURGE_EVERY_MS = 3_600_000;
  */
 @Injectable()
 export class ApiKeyExpirySweeper extends Sweeper {
-  private lastUsagePurge = 0;
-
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly apiKeys: ApiKeysService,
-    private readonly repository: ApiKeysRepository,
   ) {
     super({
       enabled: config.workersEnabled,
@@ -39,9 +36,24 @@ export class ApiKeyExpirySweeper extends Sweeper {
       SWEEP_BATCH_SIZE,
       'recorded API key expiry notices',
     );
-    if (Date.now() - this.lastUsagePurge >= USAGE_PURGE_EVERY_MS) {
-      await this.repository.purgeUsage(USAGE_DAYS);
-      this.lastUsagePurge = Date.now();
-    }
+  }
+}
+
+/** Background job (only where `workersEnabled`) that deletes the daily usage counts the usage answer no longer shows. */
+@Injectable()
+export class ApiKeyUsagePurgeSweeper extends Sweeper {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: ApiKeysRepository,
+  ) {
+    super({
+      enabled: config.workersEnabled,
+      intervalMs: USAGE_PURGE_INTERVAL_MS,
+      name: 'API key usage purge',
+    });
+  }
+
+  protected async sweep(): Promise<void> {
+    await this.repository.purgeUsage(USAGE_DAYS);
   }
 }

@@ -5,9 +5,7 @@ import { ApiKeysRepository, type DailyCounts } from './api-keys.repository.js';
  * How often counted use is written. A crash loses what was counted since the last write: at most this long's
  * requests per instance (docs/api-guide.md).
  */
-export const USAGE_FLUSH_INTERVAL_MS = 10_000;
-
-const DAY_MS = 86_400_000;
+const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
 /** What an instance has counted and not yet written. */
 export interface UnflushedUsage {
@@ -33,8 +31,6 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
   private lastUse = new Map<string, Date>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
-  /** The UTC day last counted in and where it ends: a request's day is then a comparison, not a date format. */
-  private day = { name: '', start: 0, end: 0 };
   /** Writes begun so far: a read that saw it change may have counted a batch twice or not at all, and retries. */
   private flushesStarted = 0;
 
@@ -52,10 +48,7 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
   }
 
   touch(keyId: string, at = Date.now()): void {
-    const day = this.dayOf(at);
-    let perDay = this.counts.get(keyId);
-    if (!perDay) this.counts.set(keyId, (perDay = new Map()));
-    perDay.set(day, (perDay.get(day) ?? 0) + 1);
+    this.add(keyId, utcDay(at), 1);
     this.lastUse.set(keyId, new Date(at));
   }
 
@@ -95,21 +88,15 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
     return this.flushing;
   }
 
-  private dayOf(at: number): string {
-    if (at < this.day.start || at >= this.day.end) {
-      const start = at - (at % DAY_MS);
-      this.day = { name: utcDay(at), start, end: start + DAY_MS };
-    }
-    return this.day.name;
+  private add(keyId: string, day: string, count: number): void {
+    let perDay = this.counts.get(keyId);
+    if (!perDay) this.counts.set(keyId, (perDay = new Map()));
+    perDay.set(day, (perDay.get(day) ?? 0) + count);
   }
 
   private restore(counts: Map<string, DailyCounts>, lastUse: Map<string, Date>): void {
     for (const [keyId, perDay] of counts) {
-      for (const [day, count] of perDay) {
-        let current = this.counts.get(keyId);
-        if (!current) this.counts.set(keyId, (current = new Map()));
-        current.set(day, (current.get(day) ?? 0) + count);
-      }
+      for (const [day, count] of perDay) this.add(keyId, day, count);
     }
     for (const [keyId, at] of lastUse) {
       const current = this.lastUse.get(keyId);

@@ -19,11 +19,10 @@ import {
   RevokeApiKeyDto,
   RevokedApiKeyDto,
 } from './dto/api-key.dto.js';
+import { isUuid } from '../common/ids/uuid.js';
 
 const CREATE_DESCRIPTION =
   'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function creatorDto(record: ApiKeyRecord): ApiKeyCreatorDto | null {
   if (record.createdByKeyId) return { type: 'api_key', id: record.createdByKeyId };
@@ -136,7 +135,7 @@ export class ApiKeysController {
     @Param('id') id: string,
   ): Promise<ApiKeyUsageDto> {
     // An id that is not a UUID names no key; answering 404 keeps it away from the uuid column.
-    if (!UUID.test(id)) throw ApiKeyErrors.notFound();
+    if (!isUuid(id)) throw ApiKeyErrors.notFound();
     return this.apiKeys.usageOf(principal, id.toLowerCase());
   }
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ApiKeyExpirySweeper } from './api-key-expiry.sweeper.js';
+import { ApiKeyExpirySweeper, ApiKeyUsagePurgeSweeper } from './api-key-expiry.sweeper.js';
 import { ApiKeyLookup } from './api-key-lookup.service.js';
 import { ApiKeyStrategy } from './api-key.strategy.js';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
@@ -20,6 +20,7 @@ import { ApiKeysService } from './api-keys.service.js';
     ApiKeyUsageTracker,
     ApiKeyStrategy,
     ApiKeyExpirySweeper,
+    ApiKeyUsagePurgeSweeper,
   ],
 })
 export class ApiKeysModule {}

@@ -349,9 +349,8 @@ export type AppConfig = {
 export const DERIVED_DEFAULTS: {
   readonly [Key in keyof AppConfig]?: (config: AppConfig) => AppConfig[Key];
 } = {
-  authDomain: (config) => (config.nodeEnv === 'production' ? 'localhost:3000' : `localhost:${config.port}`),
-  authUri: (config) =>
-    config.nodeEnv === 'production' ? 'http://localhost:3000' : `http://localhost:${config.port}`,
+  authDomain: (config) => (config.nodeEnv === 'production' ? config.authDomain : `localhost:${config.port}`),
+  authUri: (config) => (config.nodeEnv === 'production' ? config.authUri : `http://localhost:${config.port}`),
 };
 
 /**

@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { EventsRepository } from './events.repository.js';
 
 /** How often old events are purged: retention is counted in days, so a few minutes late is nothing. */
-export const EVENT_PURGE_INTERVAL_MS = 10 * 60_000;
+const EVENT_PURGE_INTERVAL_MS = 10 * 60_000;
 /** Events deleted per statement; a purge keeps going while batches come back full. */
 const PURGE_BATCH_SIZE = 1000;
 

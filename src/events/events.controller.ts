@@ -8,8 +8,8 @@ import { ROUTE_SCOPES } from '../auth/scopes.js';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
 import {
   ApiPagedResponse,
-  decodeCursor,
   PAGE_DEFAULT_LIMIT,
+  pageRequest,
   sendPage,
 } from '../common/pagination/cursor-page.js';
 import { EventDto, ListEventsQueryDto } from './dto/event.dto.js';
@@ -45,10 +45,9 @@ export class EventsController {
     @Query() query: ListEventsQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<EventDto[]> {
-    const page = await this.events.list(principal, query, {
-      limit: query.limit ?? PAGE_DEFAULT_LIMIT,
-      after: query.cursor === undefined ? undefined : decodeCursor('events', query.cursor),
-    });
+    // The events list always pages: no pagination parameter is its first page.
+    const request = pageRequest('events', query) ?? { limit: PAGE_DEFAULT_LIMIT, after: undefined };
+    const page = await this.events.list(principal, query, request);
     return sendPage(reply, 'events', page);
   }
 }

@@ -12,6 +12,7 @@ import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
 import { ErrorResponseDto } from '../common/http/error-response.dto.js';
 import { REQUEST_ID } from '../common/http/request-id.js';
+import { NEXT_CURSOR_DESCRIPTION } from '../common/pagination/cursor-page.js';
 import {
   SubscriptionCanceledEventDto,
   SubscriptionExpiredEventDto,
@@ -73,18 +74,14 @@ function withRequestIds(document: OpenAPIObject): OpenAPIObject {
       RequestId: { description: REQUEST_ID_DESCRIPTION, schema },
     },
   };
-  for (const path of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = path[method];
-      if (!operation) continue;
-      operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }];
-      for (const response of Object.values(operation.responses)) {
-        if (!response || '$ref' in response) continue;
-        response.headers = {
-          ...response.headers,
-          'x-request-id': { $ref: '#/components/headers/RequestId' },
-        };
-      }
+  for (const [, operation] of operationsOf(document)) {
+    operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/RequestId' }];
+    for (const response of Object.values(operation.responses)) {
+      if (!response || '$ref' in response) continue;
+      response.headers = {
+        ...response.headers,
+        'x-request-id': { $ref: '#/components/headers/RequestId' },
+      };
     }
   }
   return document;
@@ -194,13 +191,23 @@ function withExplicitNulls(value: unknown): void {
   Object.values(schema).forEach(withExplicitNulls);
 }
 
+/** One operation (a method of a path) of the document. */
+type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
+
+/** Every operation of the document, with its path. */
+function* operationsOf(document: OpenAPIObject): Generator<[path: string, operation: OperationObject]> {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (operation) yield [path, operation];
+    }
+  }
+}
+
 /** An operation without a security requirement is public; `security: []` says so rather than leaving it unsaid. */
 function withPublicSecurity(document: OpenAPIObject): OpenAPIObject {
-  for (const path of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = path[method];
-      if (operation && !operation.security) operation.security = [];
-    }
+  for (const [, operation] of operationsOf(document)) {
+    if (!operation.security) operation.security = [];
   }
   return document;
 }
@@ -246,12 +253,9 @@ function withRateLimits(document: OpenAPIObject): OpenAPIObject {
       },
     },
   };
-  for (const [path, item] of Object.entries(document.paths)) {
+  for (const [path, operation] of operationsOf(document)) {
     if (path === '/health' || path.startsWith('/health/')) continue;
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = item[method];
-      if (operation) operation.responses['429'] = { $ref: '#/components/responses/RateLimited' };
-    }
+    operation.responses['429'] = { $ref: '#/components/responses/RateLimited' };
   }
   return document;
 }
@@ -269,20 +273,20 @@ const BODY_ERRORS: ReadonlyArray<[status: ErrorStatus, codes: string[]]> = [
  * Done here, once, so a new route cannot miss them.
  */
 function withBodyErrors(document: OpenAPIObject): OpenAPIObject {
-  for (const path of Object.values(document.paths)) {
-    for (const method of ['put', 'post', 'delete', 'patch'] as const) {
-      const operation = path[method];
-      if (!operation?.requestBody) continue;
-      for (const [status, codes] of BODY_ERRORS) {
-        const existing = operation.responses[status];
-        operation.responses[status] = {
-          ...existing,
-          ...errorResponse(status, [...declaredCodes(existing), ...codes]),
-        };
-      }
-    }
+  for (const [, operation] of operationsOf(document)) {
+    if (!operation.requestBody) continue;
+    for (const [status, codes] of BODY_ERRORS) addErrorCodes(operation, status, codes);
   }
   return document;
+}
+
+/** Adds codes to the `details.code` enum of an operation's error response, keeping those it declares. */
+function addErrorCodes(operation: OperationObject, status: ErrorStatus, codes: string[]): void {
+  const existing = operation.responses[status];
+  operation.responses[status] = {
+    ...existing,
+    ...errorResponse(status, [...declaredCodes(existing), ...codes]),
+  };
 }
 
 /** The `details.code` enum of an error response written by ApiErrors. */
@@ -303,21 +307,12 @@ const WITHOUT_DATABASE = new Set(['getHealth', 'getLiveness', 'getReadiness', 'g
  * 503 codes it declares itself. Done here, once, so a new route cannot miss it.
  */
 function withDatabaseErrors(document: OpenAPIObject): OpenAPIObject {
-  for (const path of Object.values(document.paths)) {
-    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
-      const operation = path[method];
-      if (!operation || WITHOUT_DATABASE.has(operation.operationId ?? '')) continue;
-      const existing = operation.responses[503];
-      operation.responses[503] = {
-        ...existing,
-        ...errorResponse(503, [...declaredCodes(existing), 'database_unavailable']),
-      };
-    }
+  for (const [, operation] of operationsOf(document)) {
+    if (!WITHOUT_DATABASE.has(operation.operationId ?? ''))
+      addErrorCodes(operation, 503, ['database_unavailable']);
   }
   return document;
 }
-
-const NEXT_CURSOR_DESCRIPTION = 'Present when another page follows: pass it as `cursor` to get that page.';
 
 /**
  * Every list that takes a `cursor` documents the `X-Next-Cursor` header of its 200 answer, so a generated client

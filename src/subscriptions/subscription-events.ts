@@ -1,4 +1,5 @@
 import type { NewEvent } from '../events/event-outbox.service.js';
+import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-event.dto.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
 import { iso, paymentDto, toSubscriptionDto } from './subscription-view.js';
@@ -62,4 +63,13 @@ export function expiredEvent(subscription: StoredSubscription, now: Date): NewEv
     data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
     occurredAt: now,
   };
+}
+
+/** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */
+export function expiringEvent(subscription: StoredSubscription, now: Date): NewEvent {
+  const data: SubscriptionExpiringDataDto = {
+    ...toSubscriptionDto(subscription.address, subscription, now),
+    endsInSeconds: Math.floor((subscription.currentPeriodEnd.getTime() - now.getTime()) / 1000),
+  };
+  return { type: 'subscription.expiring', address: subscription.address, data: { ...data }, occurredAt: now };
 }

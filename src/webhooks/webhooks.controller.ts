@@ -19,6 +19,7 @@ import { DeliveryResultDto, TestWebhookDto, TestWebhookResponseDto } from './dto
 import { SaveWebhookDto, SavedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import type { WebhookEndpointRecord } from './webhooks.repository.js';
 import { WebhookErrors } from './webhooks.errors.js';
+import { EVENT_TYPES } from '../events/event-types.js';
 import { MAX_WEBHOOKS_PER_WALLET, WebhooksService } from './webhooks.service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,7 +33,11 @@ const DELIVERY = `Events are POSTed to the configuration's \`url\` as Standard W
 
 A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a \`Retry-After\` header can lengthen a wait, up to 24 h), then the delivery is marked failed. \`410 Gone\` disables the configuration at once, and five days of nothing but failures disable it too (\`disabledReason\`).
 
-Event types: \`subscription.renewed\`, \`subscription.canceled\`, \`subscription.expired\`, \`subscription.expiring\`, \`api_key.created\`, \`api_key.revoked\`, and \`webhook.test\` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.`;
+Event types: ${EVENT_TYPES.filter((type) => type !== 'webhook.test')
+  .map((type) => `\`${type}\``)
+  .join(
+    ', ',
+  )}, and \`webhook.test\` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.`;
 
 function toWebhookDto(record: WebhookEndpointRecord): WebhookDto {
   return {

@@ -186,3 +186,16 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize(DESKTOP);
 }
+
+/** The session token the dashboard holds, read from its cookie. */
+export async function sessionToken(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
+  if (!cookie) throw new Error('no tg_session cookie in the browser');
+  return cookie.value;
+}
+
+/** Signs in with the injected test wallet and waits for the dashboard's first tab. */
+export async function signIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  await page.getByRole('tab', { name: 'Subscription' }).waitFor();
+}

@@ -100,8 +100,3 @@ export class RawConnection {
     }
   }
 }
-
-/** Waits `ms` milliseconds. */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -25,9 +25,11 @@ export function setting(name: string): string | undefined {
  * directory (the service's own, in a checkout) on localhost, else http://localhost:3000.
  */
 export function serviceUrl(flag: string | undefined): string {
-  const port = dotEnv().PORT;
-  const local = port ? `http://localhost:${port}` : DEFAULT_URL;
-  return (flag ?? setting('TOLLGATE_URL') ?? local).replace(/\/+$/, '');
+  const local = (): string => {
+    const port = dotEnv().PORT;
+    return port ? `http://localhost:${port}` : DEFAULT_URL;
+  };
+  return (flag ?? setting('TOLLGATE_URL') ?? local()).replace(/\/+$/, '');
 }
 
 /** What `login` stores: readable only by its owner (mode 600). */

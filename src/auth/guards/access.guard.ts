@@ -8,17 +8,6 @@ import { CredentialRoutes } from './credential-routes.js';
 import { attemptStrategy } from './strategy-attempt.js';
 import { routeAccess } from './route-access.js';
 
-/** passport-jwt's reason for refusing a token it read, when it read one. */
-function jwtFailure(info: unknown): Error | undefined {
-  return [info]
-    .flat()
-    .find(
-      (reason): reason is Error =>
-        reason instanceof Error &&
-        ['TokenExpiredError', 'JsonWebTokenError', 'NotBeforeError'].includes(reason.name),
-    );
-}
-
 /**
  * The global guard, default-deny: a route needs a credential unless it is marked `@Public()`, and the principal
  * must hold one of the scopes its `@Authenticated` names. The credential goes to the one passport strategy its shape
@@ -51,8 +40,9 @@ export class AccessGuard implements CanActivate {
     this.invalidations.requestTicket(request as TicketCarrier);
     const outcome = await attemptStrategy<Principal>(strategy, request);
     if (!outcome.user) {
-      const failure = jwtFailure(outcome.reason);
-      throw failure?.name === 'TokenExpiredError' ? AuthErrors.tokenExpired() : AuthErrors.invalidToken();
+      // passport-jwt fails with jsonwebtoken's error as the reason; any reason but expiry is an invalid token.
+      const expired = outcome.reason instanceof Error && outcome.reason.name === 'TokenExpiredError';
+      throw expired ? AuthErrors.tokenExpired() : AuthErrors.invalidToken();
     }
     const principal = (request.user = outcome.user);
     const { options } = access;

@@ -15,6 +15,7 @@ import {
   SessionTokenService,
   type SessionClaims,
 } from '../session-token.service.js';
+import { isUuid } from '../../common/ids/uuid.js';
 
 /**
  * How passport-jwt verifies a session token, wherever it arrives: HS256 only, issuer and audience pinned. The key
@@ -34,8 +35,6 @@ export function sessionTokenVerification(tokens: SessionTokenService): {
     audience: JWT_AUDIENCE,
   };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** How far ahead of this instance's clock a token's `iat` may be: another instance's clock may run a little fast. */
 const CLOCK_SKEW_SECONDS = 60;
@@ -84,7 +83,7 @@ export class SessionPrincipals {
     const { jti, iat, exp, gen, sub } = claims;
     return (
       typeof jti === 'string' &&
-      UUID.test(jti) &&
+      isUuid(jti) &&
       Number.isSafeInteger(iat) &&
       iat > 0 &&
       iat <= Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS &&

@@ -1,5 +1,5 @@
 /**
- * Runs `work` after a first delay, then again `intervalMs` after each run ends: a timeout re-armed after each run,
+ * Runs `work` at once, then again `intervalMs` after each run ends: a timeout re-armed after each run,
  * not an interval, so a slow run never overlaps the next. `stop` lets a run under way finish (while the database
  * pool is still open) and schedules none after it. `work` handles its own errors.
  */
@@ -13,8 +13,8 @@ export class RepeatingJob {
     private readonly intervalMs: number,
   ) {}
 
-  start(firstDelayMs = 0): void {
-    this.schedule(firstDelayMs);
+  start(): void {
+    this.schedule(0);
   }
 
   get isStopped(): boolean {

@@ -31,6 +31,8 @@ export interface Page<T> {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Lower case only: a cursor is the service's own text, never a client's spelling. */
+const isLowerUuid = (value: string): boolean => UUID.test(value);
 const DIGITS = /^\d{1,19}$/;
 /** PostgreSQL's `bigint`: a larger id would fail the query's cast. */
 const MAX_BIGINT = 2n ** 63n - 1n;
@@ -47,10 +49,10 @@ const digitsUpTo =
  * value a cursor carries is checked to be one PostgreSQL accepts: a cursor is client input, never a 500.
  */
 const LISTS = {
-  api_keys: (value: string) => UUID.test(value),
-  events: (value: string) => UUID.test(value),
+  api_keys: isLowerUuid,
+  events: isLowerUuid,
   subscription_history: digitsUpTo(MAX_BIGINT),
-  webhook_attempts: (value: string) => UUID.test(value),
+  webhook_attempts: isLowerUuid,
 } as const;
 const isMicros = digitsUpTo(MAX_MICROS);
 export type PagedList = keyof typeof LISTS;
@@ -139,6 +141,10 @@ export function toPage<T>(rows: Array<T & { position: PagePosition }>, limit: nu
   return { items, next: rows.length > limit ? rows[limit - 1]!.position : undefined };
 }
 
+/** The `X-Next-Cursor` header's description, in every list's answer (and added by the OpenAPI writer). */
+export const NEXT_CURSOR_DESCRIPTION =
+  'Present when another page follows: pass it as `cursor` to get that page.';
+
 /** Documents the `X-Next-Cursor` header on a paged list's 200 answer. */
 export function ApiPagedResponse(options: { type: new () => unknown; description: string }): MethodDecorator {
   return applyDecorators(
@@ -149,7 +155,7 @@ export function ApiPagedResponse(options: { type: new () => unknown; description
       description: options.description,
       headers: {
         'X-Next-Cursor': {
-          description: 'Present when another page follows: pass it as `cursor` to get that page.',
+          description: NEXT_CURSOR_DESCRIPTION,
           schema: { type: 'string' },
         },
       },

@@ -4,8 +4,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { Database } from '../../database/database.service.js';
 import { EventOutbox } from '../../events/event-outbox.service.js';
-import type { SubscriptionExpiringDataDto } from '../dto/subscription-expiring-event.dto.js';
-import { toSubscriptionDto } from '../subscription-view.js';
+import { expiringEvent } from '../subscription-events.js';
 import { SubscriptionRemindersRepository } from './subscription-reminders.repository.js';
 
 /** How often due reminders are looked for: a reminder goes out a few seconds after its period enters the notice. */
@@ -44,16 +43,7 @@ export class SubscriptionReminderSweeper extends Sweeper {
         SWEEP_BATCH_SIZE,
       );
       for (const { subscription, now } of claimed) {
-        const data: SubscriptionExpiringDataDto = {
-          ...toSubscriptionDto(subscription.address, subscription, now),
-          endsInSeconds: Math.floor((subscription.currentPeriodEnd.getTime() - now.getTime()) / 1000),
-        };
-        await this.outbox.record(tx, {
-          type: 'subscription.expiring',
-          address: subscription.address,
-          data: { ...data },
-          occurredAt: now,
-        });
+        await this.outbox.record(tx, expiringEvent(subscription, now));
       }
       return claimed.length;
     });

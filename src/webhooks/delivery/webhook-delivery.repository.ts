@@ -6,7 +6,7 @@ import {
   type PageRequest,
 } from '../../common/pagination/cursor-page.js';
 import { Database } from '../../database/database.service.js';
-import { raw, sql } from '../../database/sql.js';
+import { empty, raw, sql } from '../../database/sql.js';
 import { keysetPage } from '../../database/keyset-page.js';
 import { selectList } from '../../database/select-list.js';
 import { WebhookAttemptEntity } from '../webhook-attempt.entity.js';
@@ -55,7 +55,7 @@ export class WebhookDeliveryRepository {
        JOIN webhook_endpoints e ON e.id = a.endpoint_id
        JOIN webhook_deliveries d ON d.id = a.delivery_id
        WHERE e.owner_address = ${ownerAddress}
-         AND (${endpointId ?? null}::uuid IS NULL OR a.endpoint_id = ${endpointId ?? null}::uuid)
+         ${endpointId ? sql`AND a.endpoint_id = ${endpointId}::uuid` : empty}
          AND ${keyset.after}
        ORDER BY a.attempted_at DESC, a.id DESC ${keyset.limit}`,
     );

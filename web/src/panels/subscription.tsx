@@ -203,7 +203,8 @@ export function SubscriptionManager(props: {
   const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
   const price = terms ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol) : undefined;
   const billedByOperator = plan?.gateway === 'operator' && !props.operator;
-  const renewLabel = pending ? 'Credit the payment and renew' : price ? `${verb}: pay ${price}` : verb;
+  const labelFor = (action: string): string =>
+    pending ? 'Credit the payment and renew' : price ? `${action}: pay ${price}` : action;
   const who = self ? 'your' : `${shortAddress(subscription.address)}'s`;
   return (
     <div class="stack">
@@ -239,7 +240,7 @@ export function SubscriptionManager(props: {
                 busyLabel={step ?? 'Renewing…'}
                 disabled={cancel.busy}
               >
-                {pending ? renewLabel : price ? `Renew now: pay ${price}` : 'Renew now'}
+                {labelFor('Renew now')}
               </Button>
             )}
           </div>
@@ -291,7 +292,7 @@ export function SubscriptionManager(props: {
             busyLabel={step ?? 'Renewing…'}
             disabled={cancel.busy || billedByOperator}
           >
-            {renewLabel}
+            {labelFor(verb)}
           </Button>
           {active && !subscription.cancelAtPeriodEnd && (
             <Button onClick={() => setConfirm('cancel-at-end')} disabled={renew.busy || cancel.busy}>

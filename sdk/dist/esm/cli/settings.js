@@ -21,9 +21,11 @@ export function setting(name) {
  * directory (the service's own, in a checkout) on localhost, else http://localhost:3000.
  */
 export function serviceUrl(flag) {
-    const port = dotEnv().PORT;
-    const local = port ? `http://localhost:${port}` : DEFAULT_URL;
-    return (flag ?? setting('TOLLGATE_URL') ?? local).replace(/\/+$/, '');
+    const local = () => {
+        const port = dotEnv().PORT;
+        return port ? `http://localhost:${port}` : DEFAULT_URL;
+    };
+    return (flag ?? setting('TOLLGATE_URL') ?? local()).replace(/\/+$/, '');
 }
 /** `--token-file`, else `$XDG_CONFIG_HOME/tollgate/session.json` (`~/.config/tollgate/session.json`). */
 export function sessionFile(flag) {
