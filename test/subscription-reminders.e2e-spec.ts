@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { http } from './utils/http.js';
 import { Receiver, sleep, until } from './utils/receiver.js';
 import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
@@ -154,5 +155,47 @@ describe('subscription.expiring is only for active periods within the notice tha
     expect(await reminders(t.url, endedNow)).toEqual([]);
     // Three periods of an hour end beyond the two hours' notice.
     expect(await reminders(t.url, farOff)).toEqual([]);
+  });
+});
+
+describe('subscription_reminders purge', () => {
+  let t: TestApp;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { ...ENV, WEBHOOK_WORKERS: 'false' } });
+    db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await t.close();
+  });
+
+  const pastPeriodEnds = async (): Promise<number[]> =>
+    (
+      await db.query<{ period_end: Date }>(
+        'SELECT period_end FROM subscription_reminders WHERE period_end < now() ORDER BY period_end',
+      )
+    ).rows.map((row) => row.period_end.getTime());
+
+  it('deletes the rows of period ends more than a day past when an instance starts, and keeps the others', async () => {
+    const session = await login(t.url);
+    expect((await http(t.url).post('/subscriptions/renew', { token: session.token, body: {} })).status).toBe(
+      200,
+    );
+    const stale = new Date(Date.now() - 2 * 86_400_000);
+    const recent = new Date(Date.now() - 3_600_000);
+    await db.query('INSERT INTO subscription_reminders (address, period_end) VALUES ($1, $2), ($1, $3)', [
+      session.address.toLowerCase(),
+      stale,
+      recent,
+    ]);
+
+    // The purge runs when an instance starts, then hourly.
+    await t.close();
+    t = await startTestApp({ env: ENV, keepData: true });
+    await until(async () => (await pastPeriodEnds()).length === 1, 10_000, 'the purge');
+    expect(await pastPeriodEnds()).toEqual([recent.getTime()]);
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Sweeper } from '../common/jobs/sweeper.js';
+import { Sweeper } from '../database/sweeper.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { ApiKeysRepository } from './api-keys.repository.js';

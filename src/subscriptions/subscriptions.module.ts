@@ -7,7 +7,10 @@ import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
 import { FreePaymentGateway, OperatorPaymentGateway } from './payment/billed-elsewhere.gateways.js';
 import { Erc20PaymentGateway } from './payment/erc20-payment.gateway.js';
-import { SubscriptionReminderSweeper } from './reminders/subscription-reminder.sweeper.js';
+import {
+  SubscriptionReminderPurgeSweeper,
+  SubscriptionReminderSweeper,
+} from './reminders/subscription-reminder.sweeper.js';
 import { SubscriptionRemindersRepository } from './reminders/subscription-reminders.repository.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
@@ -25,6 +28,7 @@ import { SubscriptionsService } from './subscriptions.service.js';
     IdempotencyRepository,
     SubscriptionExpirySweeper,
     SubscriptionReminderSweeper,
+    SubscriptionReminderPurgeSweeper,
     SubscriptionRemindersRepository,
     {
       provide: PAYMENT_GATEWAY,

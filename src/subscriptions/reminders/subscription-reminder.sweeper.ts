@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Sweeper } from '../../common/jobs/sweeper.js';
+import { Sweeper } from '../../database/sweeper.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { Database } from '../../database/database.service.js';
@@ -11,6 +11,14 @@ import { SubscriptionRemindersRepository } from './subscription-reminders.reposi
 export const REMINDER_SWEEP_INTERVAL_MS = 5_000;
 /** Reminders recorded per transaction; a sweep keeps going while batches come back full. */
 const SWEEP_BATCH_SIZE = 100;
+/**
+ * How often the rows of past period ends are deleted. A row only keeps its period end from being reminded of twice,
+ * which cannot happen once the period has ended, and a subscription adds at most one per period: an hour late is
+ * nothing.
+ */
+const REMINDER_PURGE_INTERVAL_MS = 3_600_000;
+/** Rows deleted per statement; a purge keeps going while batches come back full. */
+const PURGE_BATCH_SIZE = 1000;
 
 /**
  * Background job (only where `workersEnabled`) that records `subscription.expiring` once per period end, when an
@@ -31,7 +39,6 @@ export class SubscriptionReminderSweeper extends Sweeper {
 
   protected async sweep(): Promise<void> {
     await this.drain(() => this.recordDue(), SWEEP_BATCH_SIZE, 'recorded subscription reminders');
-    await this.repository.deleteStale(SWEEP_BATCH_SIZE);
   }
 
   /** Claims a batch of due reminders and records their events, in one transaction: both or neither commit. */
@@ -47,5 +54,24 @@ export class SubscriptionReminderSweeper extends Sweeper {
       }
       return claimed.length;
     });
+  }
+}
+
+/** Background job (only where `workersEnabled`) that deletes the reminder rows of period ends long gone. */
+@Injectable()
+export class SubscriptionReminderPurgeSweeper extends Sweeper {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly repository: SubscriptionRemindersRepository,
+  ) {
+    super({ enabled: config.workersEnabled, intervalMs: REMINDER_PURGE_INTERVAL_MS, name: 'reminder purge' });
+  }
+
+  protected sweep(): Promise<void> {
+    return this.drain(
+      () => this.repository.deleteStale(PURGE_BATCH_SIZE),
+      PURGE_BATCH_SIZE,
+      'deleted reminders of past period ends',
+    );
   }
 }

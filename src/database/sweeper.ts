@@ -1,5 +1,6 @@
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { RepeatingJob } from './repeating-job.js';
+import { isDatabaseUnavailable } from './database.errors.js';
+import { RepeatingJob } from '../common/jobs/repeating-job.js';
 
 export interface SweeperOptions {
   /** Whether this process runs background work (`workersEnabled`, WEBHOOK_WORKERS). */
@@ -13,7 +14,8 @@ export interface SweeperOptions {
  * A background job that runs in rounds where the background workers run: right away at start (so work that fell
  * due while no instance ran is caught up), then `intervalMs` after each round ends, never overlapping itself, and
  * finishing the round under way when the module stops (while the database pool is still open). A failed round is
- * logged and tried again next round. Several instances may sweep at once: a subclass claims its rows atomically.
+ * tried again next round, and logged unless the database is unreachable. Several instances may sweep at once: a
+ * subclass claims its rows atomically.
  */
 export abstract class Sweeper implements OnApplicationBootstrap, OnModuleDestroy {
   protected readonly logger: Logger;
@@ -48,6 +50,8 @@ export abstract class Sweeper implements OnApplicationBootstrap, OnModuleDestroy
     try {
       await this.sweep();
     } catch (error) {
+      // An outage is logged once, when it starts (DatabaseAvailability), not by every sweeper at every round.
+      if (isDatabaseUnavailable(error)) return;
       this.logger.warn(`${this.options.name} failed, retrying next round: ${(error as Error).message}`);
     }
   }
