@@ -330,7 +330,7 @@ export const SETTINGS = {
     parse: directory(),
     default: undefined,
     defaultDoc: '`dist/web` of the package',
-    doc: 'Folder of the built dashboard served at `/dashboard`, read again whenever its `index.html` changes. `npm run dev` points it at its watch build (`.dev/web`).',
+    doc: 'Folder of the built dashboard served at `/dashboard`: with NODE_ENV=production read once at start, otherwise read again whenever its `index.html` changes. `npm run dev` points it at its watch build (`.dev/web`).',
   }),
 } satisfies Record<string, Setting<unknown>>;
 

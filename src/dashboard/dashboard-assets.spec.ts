@@ -42,7 +42,7 @@ describe('loadDashboardAssets', () => {
 describe('DashboardBuild', () => {
   it('serves a build that lands after start, and each rebuild without a restart', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-'));
-    const build = new DashboardBuild(dir);
+    const build = new DashboardBuild(dir, { reload: true });
     expect(build.current()).toBeUndefined();
 
     mkdirSync(join(dir, 'assets'));
@@ -62,5 +62,16 @@ describe('DashboardBuild', () => {
 
     rmSync(join(dir, 'index.html'));
     expect(build.current()).toBeUndefined();
+  });
+
+  it('in production serves the build read at start, whatever the folder holds later', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-'));
+    writeFileSync(join(dir, 'index.html'), '<title>at start</title>');
+    const build = new DashboardBuild(dir, { reload: false });
+
+    writeFileSync(join(dir, 'index.html'), '<title>written later, and longer</title>');
+    expect(build.current()!.get('index.html')!.body.toString()).toBe('<title>at start</title>');
+    rmSync(join(dir, 'index.html'));
+    expect([...build.current()!.keys()]).toEqual(['index.html']);
   });
 });

@@ -52,17 +52,24 @@ export function loadDashboardAssets(dir: string): Map<string, DashboardAsset> | 
 }
 
 /**
- * The build in a folder, read again when its `index.html` changed (size or modification time): `npm run dev`'s
- * watch build rewrites the folder on every change of web/, and a reloaded page then gets the new build without a
- * restart. In production the build never changes and this costs one `stat` per dashboard request.
+ * The build in a folder, as served. In production (`reload: false`) the build never changes while the service runs:
+ * it is read once here and every request is answered from memory. Otherwise it is read again when its `index.html`
+ * changed (size or modification time), at the cost of one `stat` per dashboard request: `npm run dev`'s watch build
+ * rewrites the folder on every change of web/, and a reloaded page then gets the new build without a restart.
  */
 export class DashboardBuild {
   private assets: Map<string, DashboardAsset> | undefined;
   private version: string | undefined;
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly options: { reload: boolean },
+  ) {
+    if (!options.reload) this.assets = loadDashboardAssets(dir);
+  }
 
   current(): Map<string, DashboardAsset> | undefined {
+    if (!this.options.reload) return this.assets;
     let page: Stats | undefined;
     try {
       page = statSync(join(this.dir, 'index.html'));

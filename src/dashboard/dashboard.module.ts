@@ -29,6 +29,7 @@ export class DashboardModule implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(DASHBOARD_DIR) private readonly dir: string,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -36,7 +37,9 @@ export class DashboardModule implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
     if (!adapter) return;
     const fastify = adapter.getInstance<FastifyInstance>();
-    const build = new DashboardBuild(this.dir);
+    // Only `npm run dev` rebuilds the folder under a running service, and it runs outside production, though not
+    // always as `development` (its end-to-end test runs under NODE_ENV=test).
+    const build = new DashboardBuild(this.dir, { reload: this.config.nodeEnv !== 'production' });
     const send = (reply: FastifyReply, asset: DashboardAsset): FastifyReply =>
       reply
         .headers(DASHBOARD_SECURITY_HEADERS)
@@ -56,7 +59,8 @@ export class DashboardModule implements OnModuleInit {
     fastify.get('/dashboard', (request, reply) => {
       const page = build.current()?.get('index.html');
       if (!page) {
-        const message = 'The dashboard is not built: run `npm run build` (it builds web/ into dist/web)';
+        const message =
+          'The dashboard is not built: run `npm run build` (it builds web/ into dist/web), then restart in production';
         return fail(request, reply, new ApiError(503, 'dashboard_not_built', message));
       }
       return send(reply, page);
