@@ -31,19 +31,6 @@ function membersOf<Union extends string>() {
 export type Scope = Schema<'CreateApiKeyDto'>['scopes'][number];
 export const SCOPES = membersOf<Scope>()(['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL']);
 
-export type WebhookEvent = NonNullable<Schema<'SaveWebhookDto'>['events']>[number];
-export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()([
-  'subscription.renewed',
-  'subscription.canceled',
-  'subscription.expired',
-  'subscription.expiring',
-  'api_key.created',
-  'api_key.revoked',
-  'api_key.expiring',
-  'api_key.expired',
-  'webhook.test',
-]);
-
 export type Session = Schema<'CurrentSessionDto'>;
 export type Subscription = Schema<'SubscriptionDto'>;
 export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
@@ -64,7 +51,10 @@ export type WebhookAttempt = Schema<'WebhookAttemptDto'>;
 export type Plan = Schema<'PlanDto'>;
 export type TollgateEvent = Schema<'EventDto'>;
 export type EventType = TollgateEvent['type'];
-/** Every type GET /events lists, in the order the Events tab's filter offers them. */
+/**
+ * Every type GET /events lists, by subject and in the order of a subscription's or a key's life: the Events tab's
+ * filter and the webhook form's checkboxes offer them in this order.
+ */
 export const EVENT_TYPES = membersOf<EventType>()([
   'subscription.renewed',
   'subscription.expiring',
@@ -76,6 +66,9 @@ export const EVENT_TYPES = membersOf<EventType>()([
   'api_key.revoked',
   'webhook.test',
 ]);
+export type WebhookEvent = NonNullable<Schema<'SaveWebhookDto'>['events']>[number];
+/** A webhook can ask for each of them: the same list, checked against the webhook filter's own type. */
+export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()(EVENT_TYPES);
 type EventQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
 const client = createTollgateClient({ baseUrl: window.location.origin, credentials: 'same-origin' });
