@@ -1,16 +1,17 @@
 import type { Browser } from 'playwright-core';
-import { freePort } from '../src/common/net/free-port.js';
 import {
+  type Dashboard,
   launchChromium,
   openDashboard,
   screenshots,
   sessionToken,
   signIn,
+  startDashboardApp,
   TestWallet,
 } from './utils/browser.js';
 import { http } from './utils/http.js';
 import { Receiver, until } from './utils/receiver.js';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import type { TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
 const BROWSER_TIMEOUT = 180_000;
@@ -23,49 +24,57 @@ const PERIOD_SECONDS = 2 * 24 * 60 * 60;
  */
 describe('dashboard: account panels in a real browser', () => {
   let t: TestApp;
+  let api: ReturnType<typeof http>;
   let browser: Browser;
   let receiver: Receiver;
   const operator = newWallet();
+  /** The dashboards the running test opened. */
+  const opened: Dashboard[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    t = await startTestApp({
-      port,
-      env: {
-        AUTH_URI: origin,
-        AUTH_DOMAIN: `127.0.0.1:${port}`,
-        COOKIE_SECURE: 'false',
-        OPERATOR_ADDRESSES: operator.address,
-        SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
-        // No background sweeps: the events listed are exactly the ones the tests cause.
-        WEBHOOK_WORKERS: 'false',
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-      },
+    t = await startDashboardApp({
+      OPERATOR_ADDRESSES: operator.address,
+      SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
+      // No background sweeps: the events listed are exactly the ones the tests cause.
+      WEBHOOK_WORKERS: 'false',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     });
+    api = http(t.url);
     browser = await launchChromium();
     receiver = await Receiver.start();
   }, BROWSER_TIMEOUT);
+  // No page of a test may have met a script error or a CSP refusal; each is closed even when the test failed.
+  afterEach(async () => {
+    const dashboards = opened.splice(0);
+    try {
+      for (const { consoleErrors } of dashboards) expect(consoleErrors).toEqual([]);
+    } finally {
+      await Promise.all(dashboards.map(({ context }) => context.close()));
+    }
+  });
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();
     await t?.close();
   });
 
+  /** The dashboard signed in with `wallet` (a new one unless given), with its session token. */
+  async function signedIn(wallet = new TestWallet(newWallet())) {
+    const dashboard = await openDashboard(browser, `${t.url}/dashboard`, wallet);
+    opened.push(dashboard);
+    await signIn(dashboard.page);
+    return { ...dashboard, wallet, token: await sessionToken(dashboard.page) };
+  }
+
   it(
     'signs out everywhere: every session of the wallet ends, and the page says so',
     async () => {
       const wallet = new TestWallet(newWallet());
-      const first = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      const second = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(first.page);
-      await signIn(second.page);
-      const api = http(t.url);
-      const firstToken = await sessionToken(first.page);
-      const secondToken = await sessionToken(second.page);
+      const first = await signedIn(wallet);
+      const second = await signedIn(wallet);
       const key = await api.post('/api-keys', {
-        token: secondToken,
+        token: second.token,
         body: { label: 'made by a session', scopes: ['READ_ONLY'] },
       });
       expect(key.status).toBe(200);
@@ -77,7 +86,7 @@ describe('dashboard: account panels in a real browser', () => {
       // Changing one's mind ends nothing.
       await dialog.getByRole('button', { name: 'Stay signed in' }).click();
       await dialog.waitFor({ state: 'hidden' });
-      expect((await api.get('/auth/session', { token: secondToken })).status).toBe(200);
+      expect((await api.get('/auth/session', { token: second.token })).status).toBe(200);
 
       await first.page.getByRole('button', { name: 'Sign out everywhere' }).click();
       await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
@@ -90,8 +99,8 @@ describe('dashboard: account panels in a real browser', () => {
       // Without the box ticked, keys are left alone.
       expect((await api.get('/auth/session', { token: key.body.key })).status).toBe(200);
       await expect(first.page.evaluate('document.activeElement?.tagName')).resolves.toBe('H1');
-      expect((await api.get('/auth/session', { token: firstToken })).status).toBe(401);
-      const other = await api.get('/auth/session', { token: secondToken });
+      expect((await api.get('/auth/session', { token: first.token })).status).toBe(401);
+      const other = await api.get('/auth/session', { token: second.token });
       expect(other.status).toBe(401);
       expect(other.body.details.code).toBe('token_revoked');
       // The other browser finds out on its next call.
@@ -99,9 +108,6 @@ describe('dashboard: account panels in a real browser', () => {
       await second.page
         .getByText('Your session has expired or was ended. Sign in again to continue.')
         .waitFor();
-      expect(first.consoleErrors).toEqual([]);
-      await first.context.close();
-      await second.context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -109,12 +115,9 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'signs out everywhere and, when asked, revokes the API keys its sessions made',
     async () => {
-      const wallet = new TestWallet(newWallet());
-      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(page);
-      const api = http(t.url);
+      const { page, token } = await signedIn();
       const made = await api.post('/api-keys', {
-        token: await sessionToken(page),
+        token,
         body: { label: 'made by a session', scopes: ['READ_ONLY'] },
       });
       expect(made.status).toBe(200);
@@ -129,8 +132,6 @@ describe('dashboard: account panels in a real browser', () => {
       const refused = await api.get('/auth/session', { token: made.body.key });
       expect(refused.status).toBe(401);
       expect(refused.body.details.code).toBe('api_key_revoked');
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -138,11 +139,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'creates keys that expire, shows when, and draws each key’s requests of the last 30 days',
     async () => {
-      const wallet = new TestWallet(newWallet());
-      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(page);
-      const token = await sessionToken(page);
-      const api = http(t.url);
+      const { wallet, page, token } = await signedIn();
       await page.getByRole('tab', { name: 'API keys' }).click();
 
       // In 30 days, from the form.
@@ -213,8 +210,6 @@ describe('dashboard: account panels in a real browser', () => {
       ).resolves.toMatch(/^3 requests in the last 30 days; the busiest day was .+ with 3 requests\.$/);
       await row.getByText(/^Last used/).waitFor();
       await screenshots(page, 'api-keys-expiry-usage');
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -222,11 +217,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'deletes a webhook after a confirmation',
     async () => {
-      const wallet = new TestWallet(newWallet());
-      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(page);
-      const token = await sessionToken(page);
-      const api = http(t.url);
+      const { page, token } = await signedIn();
       const saved = await api.post('/webhooks', { token, body: { url: receiver.url } });
       expect(saved.status).toBe(200);
 
@@ -246,8 +237,6 @@ describe('dashboard: account panels in a real browser', () => {
       expect(await page.locator(`[data-webhook-id="${saved.body.id}"]`).count()).toBe(0);
       await page.getByText('No webhooks yet.').waitFor();
       expect((await api.get('/webhooks', { token })).body).toEqual([]);
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -255,9 +244,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'warns when the paid period ends within three days, and renewing from the warning clears it',
     async () => {
-      const wallet = new TestWallet(newWallet());
-      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(page);
+      const { wallet, page, token } = await signedIn();
       // Not subscribed: nothing ends.
       await page.getByRole('button', { name: 'Subscribe' }).waitFor();
       expect(await page.getByTestId('ends-soon').count()).toBe(0);
@@ -270,13 +257,9 @@ describe('dashboard: account panels in a real browser', () => {
       await page.getByText(/^Renewed: paid until/).waitFor();
       // Four days left: no warning.
       expect(await banner.count()).toBe(0);
-      const status = await http(t.url).get(`/subscriptions/status?address=${wallet.account.address}`, {
-        token: await sessionToken(page),
-      });
+      const status = await api.get(`/subscriptions/status?address=${wallet.account.address}`, { token });
       const left = new Date(status.body.currentPeriodEnd).getTime() - Date.now();
       expect(left).toBeGreaterThan(3 * 24 * 60 * 60 * 1000);
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -284,9 +267,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'says why a key cannot be created yet, and stops offering a key once it is revoked',
     async () => {
-      const wallet = new TestWallet(newWallet());
-      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(page);
+      const { page } = await signedIn();
       await page.getByRole('tab', { name: 'API keys' }).click();
       await page.getByLabel('Label').fill('nightly export');
       await page.getByRole('checkbox', { name: /READ_ONLY/ }).uncheck();
@@ -308,8 +289,6 @@ describe('dashboard: account panels in a real browser', () => {
         .getByText('Revoked')
         .waitFor();
       expect(await keyField.count()).toBe(0);
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -317,11 +296,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'lists the events newest first, a page at a time, filtered by type, each with its data',
     async () => {
-      const wallet = new TestWallet(newWallet());
-      const { context, page, consoleErrors } = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      await signIn(page);
-      const token = await sessionToken(page);
-      const api = http(t.url);
+      const { wallet, page, token } = await signedIn();
       const renewed = await api.post('/subscriptions/renew', {
         token,
         body: { address: wallet.account.address },
@@ -370,8 +345,6 @@ describe('dashboard: account panels in a real browser', () => {
       const data = page.getByLabel('Data of subscription.renewed', { exact: true });
       expect(JSON.parse((await data.textContent()) ?? '')).toEqual(all.body[22].data);
       await screenshots(page, 'events');
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );
@@ -380,19 +353,12 @@ describe('dashboard: account panels in a real browser', () => {
     'lets an operator see that a customer’s period ends soon and renew it for them',
     async () => {
       const customer = newWallet();
-      const customerWallet = new TestWallet(customer);
-      const own = await openDashboard(browser, `${t.url}/dashboard`, customerWallet);
-      await signIn(own.page);
+      const own = await signedIn(new TestWallet(customer));
       await own.page.getByRole('button', { name: 'Subscribe' }).click();
       await own.page.getByTestId('ends-soon').waitFor();
       await own.context.close();
 
-      const { context, page, consoleErrors } = await openDashboard(
-        browser,
-        `${t.url}/dashboard`,
-        new TestWallet(operator),
-      );
-      await signIn(page);
+      const { page, token } = await signedIn(new TestWallet(operator));
       await page.getByRole('tab', { name: 'Operators' }).click();
       await page.getByLabel('Wallet address').fill(customer.address);
       await page.getByRole('button', { name: 'Look up' }).click();
@@ -406,9 +372,7 @@ describe('dashboard: account panels in a real browser', () => {
       await banner.getByRole('button', { name: 'Renew now' }).click();
       await page.getByText(/^Renewed: paid until/).waitFor();
       expect(await banner.count()).toBe(0);
-      const history = await http(t.url).get(`/subscriptions/history?address=${customer.address}`, {
-        token: await sessionToken(page),
-      });
+      const history = await api.get(`/subscriptions/history?address=${customer.address}`, { token });
       expect(history.body.map((event: { actor: string }) => event.actor)).toEqual([
         operator.address,
         customer.address,
@@ -426,8 +390,6 @@ describe('dashboard: account panels in a real browser', () => {
         new RegExp(`^${customer.address.slice(0, 6)}…${customer.address.slice(-4)}: paid until `),
       );
       await screenshots(page, 'operator-events');
-      expect(consoleErrors).toEqual([]);
-      await context.close();
     },
     BROWSER_TIMEOUT,
   );

@@ -1,10 +1,15 @@
 import { getAddress } from 'viem';
 import type { Browser } from 'playwright-core';
-import { freePort } from '../src/common/net/free-port.js';
-import { launchChromium, openDashboard, screenshots, TestWallet } from './utils/browser.js';
+import {
+  launchChromium,
+  openDashboard,
+  screenshots,
+  startDashboardApp,
+  TestWallet,
+} from './utils/browser.js';
 import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import type { TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
 /** 5 tokens of 6 decimals. */
@@ -25,16 +30,7 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
   beforeAll(async () => {
     chain = await startTestChain();
     token = await chain.deployToken('Test USD', 'TUSD', 6);
-    const port = await freePort();
-    t = await startTestApp({
-      port,
-      env: {
-        AUTH_URI: `http://127.0.0.1:${port}`,
-        AUTH_DOMAIN: `127.0.0.1:${port}`,
-        COOKIE_SECURE: 'false',
-        ...erc20PaymentEnv(chain, token, receiver, PRICE),
-      },
-    });
+    t = await startDashboardApp(erc20PaymentEnv(chain, token, receiver, PRICE));
     browser = await launchChromium();
   }, BROWSER_TIMEOUT);
   afterAll(async () => {

@@ -1,5 +1,4 @@
 import type { Browser } from 'playwright-core';
-import { freePort } from '../src/common/net/free-port.js';
 import { http } from './utils/http.js';
 import { Receiver } from './utils/receiver.js';
 import {
@@ -8,9 +7,10 @@ import {
   screenshots,
   sessionToken,
   signIn,
+  startDashboardApp,
   TestWallet,
 } from './utils/browser.js';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import type { TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
 /**
@@ -27,18 +27,10 @@ describe('dashboard in a real browser', () => {
   const operator = newWallet();
 
   beforeAll(async () => {
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
-    t = await startTestApp({
-      port,
-      env: {
-        AUTH_URI: origin,
-        AUTH_DOMAIN: `127.0.0.1:${port}`,
-        COOKIE_SECURE: 'false',
-        OPERATOR_ADDRESSES: operator.address,
-        WEBHOOK_ALLOW_HTTP: 'true',
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-      },
+    t = await startDashboardApp({
+      OPERATOR_ADDRESSES: operator.address,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     browser = await launchChromium();
     // The first delivery fails, so the log has one to retry.

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createWalletClient, defineChain, type Hex, http as viemHttp } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { freePort } from '../../src/common/net/free-port.js';
+import { startTestApp, type TestApp } from './test-app.js';
 
 /** Debian's chromium (`apt-get install chromium`): the tests never download a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -30,6 +32,23 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
     ],
+  });
+}
+
+/**
+ * The service for a browser test, with `env` on top: on a port chosen before it starts, so the page signs in under
+ * its own origin (AUTH_DOMAIN, AUTH_URI), and with a session cookie the browser keeps over plain http.
+ */
+export async function startDashboardApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const port = await freePort();
+  return startTestApp({
+    port,
+    env: {
+      AUTH_URI: `http://127.0.0.1:${port}`,
+      AUTH_DOMAIN: `127.0.0.1:${port}`,
+      COOKIE_SECURE: 'false',
+      ...env,
+    },
   });
 }
 
@@ -129,12 +148,15 @@ export class TestWallet {
   }
 }
 
+/** A page in a browser context of its own, and the script errors and CSP refusals it met. */
+export interface Dashboard {
+  context: BrowserContext;
+  page: Page;
+  consoleErrors: string[];
+}
+
 /** A fresh browser context (its own cookies) on `url`, with `wallet` injected before the page loads, or none. */
-export async function openDashboard(
-  browser: Browser,
-  url: string,
-  wallet?: TestWallet,
-): Promise<{ context: BrowserContext; page: Page; consoleErrors: string[] }> {
+export async function openDashboard(browser: Browser, url: string, wallet?: TestWallet): Promise<Dashboard> {
   const context = await browser.newContext({ viewport: DESKTOP });
   if (wallet) {
     await context.exposeFunction('__testWalletRequest', (method: string, params: unknown[]) =>
