@@ -187,6 +187,55 @@ describe('session tokens', () => {
       });
     });
 
+    /** Resolves once a statement of this database containing `text` is waiting for a lock. */
+    const waitingFor = async (text: string): Promise<void> => {
+      for (;;) {
+        const waiting = await db.query(
+          `SELECT 1 FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock' AND position($1 in query) > 0`,
+          [text],
+        );
+        if (waiting.rowCount) return;
+        await sleep(20);
+      }
+    };
+
+    // The sign-out meets the creation's lock in its statement over the sessions' keys, or in a pass over the keys
+    // made by keys: either way the new key commits after that statement began, and must still be revoked.
+    it.each([
+      ['a key a session created', 0],
+      ['a key made by such a key', 1],
+    ])('also revokes a key being created at that moment by %s', async (_creator, depth) => {
+      const session = await login(t.url);
+      const tree = [await createKey(session.token, 'from the session')];
+      if (depth === 1) tree.push(await createKey(tree[0]!.key, 'made by a key'));
+      // Holding the events table keeps the creation's transaction open after it has locked its creator and
+      // inserted the new key, so the sign-out meets that lock.
+      const holder = new pg.Client({ connectionString: t.databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE events IN SHARE MODE');
+        const creating = createKey(tree.at(-1)!.key, 'made meanwhile');
+        await waitingFor('INSERT INTO events');
+        const cutting = api().post('/auth/logout-all', { token: session.token, body: { revokeKeys: true } });
+        await waitingFor('UPDATE api_keys SET revoked_at');
+        await holder.query('COMMIT');
+        const made = await creating;
+        const cut = await cutting;
+        expect(cut.status).toBe(200);
+        expect(cut.body.revokedKeys).toBe(tree.length + 1);
+        for (const key of [...tree, made]) expect(await refusal(key.key)).toBe('api_key_revoked');
+        const events = await db.query<{ id: string }>(
+          `SELECT data->>'id' AS id FROM events WHERE type = 'api_key.revoked' AND address = $1`,
+          [session.address.toLowerCase()],
+        );
+        expect(events.rows.map((row) => row.id).sort()).toEqual([...tree, made].map((key) => key.id).sort());
+      } finally {
+        await holder.end();
+      }
+    });
+
     it('refuses a body it does not know: 400 validation_failed, nobody signed out', async () => {
       const session = await login(t.url);
       for (const body of [{ revokeKeys: 'yes' }, { everything: true }]) {

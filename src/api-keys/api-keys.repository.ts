@@ -155,18 +155,20 @@ export class ApiKeysRepository {
   }
 
   /**
-   * Revokes every live key created, directly or through others, by the key `id`: the keys it made, the keys
-   * those made, and so on. Repeated until a pass finds nothing: each statement sees only what had committed when it
-   * began, and a key being created by one of these keys at that moment commits before the pass that locks its
-   * creator ends (the creator is locked FOR SHARE while a key is made), so the next pass finds it. Once a pass finds
-   * nothing, no live key of the tree is left to create another.
+   * Revokes every live key created, directly or through others, by the keys `ids`: the keys they made, the keys
+   * those made, and so on, all trees in one statement per pass. Call it after revoking `ids` in `tx`: a key one of
+   * them was creating meanwhile has committed by then, so the first pass sees it. Repeated until a pass finds
+   * nothing: each statement sees only what had committed when it began, and a key being created by one of these keys
+   * at that moment commits before the pass that locks its creator ends (the creator is locked FOR SHARE while a key
+   * is made), so the next pass finds it. Once a pass finds nothing, no live key of the trees is left to create
+   * another.
    */
-  async revokeDescendants(tx: SqlExecutor, id: string): Promise<ApiKeyRecord[]> {
+  async revokeDescendants(tx: SqlExecutor, ids: readonly string[]): Promise<ApiKeyRecord[]> {
     const revoked: ApiKeyRecord[] = [];
     for (;;) {
       const { rows } = await tx.run<ApiKeyRecord>(
         sql`WITH RECURSIVE tree(id) AS (
-              SELECT id FROM api_keys WHERE created_by_key_id = ${id}
+              SELECT id FROM api_keys WHERE created_by_key_id = ANY(${ids}::uuid[])
               UNION
               SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id
             )

@@ -155,7 +155,7 @@ export class ApiKeysService implements OnModuleInit {
     return this.db.transaction(async (tx) => {
       const revoked = await this.repository.revoke(tx, storageAddress(principal.address), id);
       if (!revoked) throw ApiKeyErrors.notFound();
-      const descendants = await this.repository.revokeDescendants(tx, id);
+      const descendants = await this.repository.revokeDescendants(tx, [id]);
       for (const record of [...(revoked.changed ? [revoked.record] : []), ...descendants]) {
         await this.emit(tx, 'api_key.revoked', record, record.revokedAt!);
       }
@@ -169,8 +169,11 @@ export class ApiKeysService implements OnModuleInit {
    */
   async revokeSessionKeys(tx: SqlExecutor, address: Address): Promise<number> {
     const direct = await this.repository.revokeCreatedBySessions(tx, storageAddress(address));
-    const revoked = [...direct];
-    for (const record of direct) revoked.push(...(await this.repository.revokeDescendants(tx, record.id)));
+    const descendants = await this.repository.revokeDescendants(
+      tx,
+      direct.map(({ id }) => id),
+    );
+    const revoked = [...direct, ...descendants];
     for (const record of revoked) await this.emit(tx, 'api_key.revoked', record, record.revokedAt!);
     return revoked.length;
   }
