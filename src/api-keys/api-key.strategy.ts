@@ -33,10 +33,9 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
     });
   }
 
-  async validate(request: CredentialRequest): Promise<Principal | null> {
+  async validate(request: CredentialRequest): Promise<Principal> {
     const token = bearerToken(request);
-    if (token === null || !looksLikeApiKey(token)) return null;
-    if (!isWellFormedApiKey(token)) throw AuthErrors.invalidApiKey();
+    if (token === null || !isWellFormedApiKey(token)) throw AuthErrors.invalidApiKey();
     const key = await this.lookup.find(digestApiKey(token), request.cacheTicket);
     if (!key) throw AuthErrors.invalidApiKey();
     if (key.revokedAt) throw AuthErrors.apiKeyRevoked();
