@@ -2,6 +2,7 @@ export {
   createTollgateClient,
   type TollgateClient,
   type TollgateClientOptions,
+  type CallOptions,
   type PagedPath,
   type PageItem,
   type PageOptions,

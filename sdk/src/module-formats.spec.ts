@@ -2,18 +2,24 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /** What a program gets from the built package (sdk/dist) through its `exports` map, by module format. */
-function load(file: string): { exports: string[]; paginate: string; family: boolean } {
+function load(file: string): {
+  exports: string[];
+  paginate: string;
+  family: boolean;
+  attemptsWithOneRetryPerCall: number;
+} {
   return JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8' }));
 }
 
 describe('@tollgate/client from CommonJS and ESM', () => {
-  it('loads with require() from a .cjs file: the CommonJS build, with the same exports as the ESM one', () => {
+  it('loads with require() from a .cjs file: the CommonJS build, with the same exports and per-call settings as the ESM one', () => {
     const required = load('sdk/type-tests/load.cjs');
     const imported = load('sdk/type-tests/load.mjs');
     expect(required).toEqual({
       exports: expect.arrayContaining(['createTollgateClient']),
       paginate: 'function',
       family: true,
+      attemptsWithOneRetryPerCall: 2,
     });
     expect(required).toEqual(imported);
   });

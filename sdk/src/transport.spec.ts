@@ -152,6 +152,26 @@ describe('retries of answers', () => {
     expect((await reader.GET('/health')).response.status).toBe(429);
     expect(long.requests).toHaveLength(1);
   });
+
+  it('retries as often as the call says, over the client: a GET, a request(), each page of paginate', async () => {
+    const get = scripted(rateLimited, OK);
+    const client = createTollgateClient({ baseUrl: BASE, fetch: get.fetch, maxRetries: 0 });
+    expect((await client.GET('/health', { maxRetries: 1 })).response.status).toBe(200);
+    expect(get.requests).toHaveLength(2);
+
+    const renew = scripted(rateLimited, json(503, {}, { 'retry-after': '0' }), OK);
+    const renewer = createTollgateClient({ baseUrl: BASE, fetch: renew.fetch, maxRetries: 0 });
+    const renewed = await renewer.request('post', '/subscriptions/renew', { body: {}, maxRetries: 2 });
+    expect(renewed.response.status).toBe(200);
+    expect(renew.requests).toHaveLength(3);
+
+    const pages = scripted(rateLimited, json(200, [{ id: 'a' }]));
+    const lister = createTollgateClient({ baseUrl: BASE, fetch: pages.fetch, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const key of lister.paginate('/api-keys/list', { maxRetries: 1 })) ids.push(key.id);
+    expect(ids).toEqual(['a']);
+    expect(pages.requests).toHaveLength(2);
+  });
 });
 
 describe('timeouts', () => {
@@ -186,10 +206,13 @@ describe('timeouts', () => {
     expect(thrown).toBeInstanceOf(TollgateTimeoutError);
   });
 
-  it('takes a timeout per call over the client one', async () => {
-    const client = createTollgateClient({ baseUrl: url, timeout: 0, maxRetries: 0 });
-    const thrown = await client.GET('/health', { timeout: 50 }).catch((error: unknown) => error);
+  it('takes a timeout per call over the client one, on any method', async () => {
+    const client = createTollgateClient({ baseUrl: url, timeout: 1_000, maxRetries: 0 });
+    const thrown = await client
+      .DELETE('/webhooks/{id}', { params: { path: { id: 'w1' } }, timeout: 50 })
+      .catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(TollgateTimeoutError);
+    expect((thrown as Error).message).toBe(`no answer from ${url}/webhooks/w1 within 50 ms`);
   });
 
   it("leaves the caller's own abort alone", async () => {

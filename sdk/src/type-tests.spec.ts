@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 /**
  * sdk/type-tests compiles, under the strictest settings, what an integrator writes against the built package
  * (sdk/dist, kept current by `npm run sdk`): typed calls, pagination, the api-guide's example, a require() from
- * CommonJS. Its `@ts-expect-error` lines (a misspelled error code, a wrong path, a wrong body, …) make tsc fail
- * the day such a mistake compiles.
+ * CommonJS. Its `@ts-expect-error` lines (a misspelled error code, a wrong path, a wrong body, a misspelt per-call
+ * `timeout`, …) make tsc fail the day such a mistake compiles.
  */
 describe('@tollgate/client types', () => {
   it('compiles the integrator fixture, whose mistakes must stay compile errors', () => {

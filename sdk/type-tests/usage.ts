@@ -64,6 +64,22 @@ export async function mistakes(): Promise<void> {
   await tollgate.POST('/api-keys', { body: { label: 'reader', scopes: ['READ_ALL'] } });
   // @ts-expect-error the status is no list: it cannot be paged
   tollgate.paginate('/subscriptions/status');
+  // @ts-expect-error a misspelt per-call setting (openapi-fetch alone takes any key, and this one would do nothing)
+  await tollgate.GET('/health', { timout: 1_000 });
+  // @ts-expect-error a per-call setting of the wrong type
+  await tollgate.DELETE('/webhooks/{id}', { params: { path: { id: 'x' } }, maxRetries: 'twice' });
+  // @ts-expect-error the same through request()
+  await tollgate.request('get', '/health', { maxRetrys: 0 });
+}
+
+// Per-call settings on every method, beside the call's other options; `parseAs` still types the answer.
+export async function perCall(): Promise<string | undefined> {
+  await tollgate.GET('/health', { timeout: 1_000, maxRetries: 0 });
+  await tollgate.DELETE('/webhooks/{id}', { params: { path: { id: 'x' } }, timeout: 1_000 });
+  await tollgate.request('post', '/subscriptions/cancel', { body: {}, maxRetries: 0 });
+  for await (const key of tollgate.paginate('/api-keys/list', { timeout: 1_000 })) console.log(key.label);
+  const { data } = await tollgate.GET('/health', { parseAs: 'text', timeout: 1_000 });
+  return data;
 }
 
 export async function everyKey(): Promise<string[]> {

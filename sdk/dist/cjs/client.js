@@ -27,7 +27,8 @@ function uuid() {
  * `await client.GET('/subscriptions/status', { params: { query: { address } } })` returns `{ data, error }`;
  * wrap the call in `unwrap` to get the data or a thrown TollgateError. Each attempt times out (`timeout`, default
  * 30 s) with a TollgateTimeoutError; no answer is a TollgateConnectionError; safe and idempotent requests are
- * retried (`maxRetries`, default 2) after a 429, a 503 or no answer. Both can be set per call too.
+ * retried (`maxRetries`, default 2) after a 429, a 503 or no answer. Both can be set per call too, beside its other
+ * options: `client.GET('/health', { timeout: 5_000, maxRetries: 0 })`.
  */
 function createTollgateClient({ baseUrl, credential, timeout = transport_js_1.DEFAULT_TIMEOUT_MS, maxRetries = transport_js_1.DEFAULT_MAX_RETRIES, fetch: send = (request) => globalThis.fetch(request), ...options }) {
     const client = (0, openapi_fetch_1.default)({
@@ -47,6 +48,7 @@ function createTollgateClient({ baseUrl, credential, timeout = transport_js_1.DE
             if (current && !request.headers.has('authorization')) {
                 request.headers.set('authorization', (0, credentials_js_1.authorization)(current));
             }
+            // The same Request, never a copy: the call's own timeout and maxRetries ride on it to resilientFetch.
             return request;
         },
     });
@@ -64,5 +66,6 @@ function createTollgateClient({ baseUrl, credential, timeout = transport_js_1.DE
             cursor = response.headers.get('x-next-cursor') ?? undefined;
         } while (cursor !== undefined);
     }
+    // openapi-fetch's methods already carry `timeout` and `maxRetries` to resilientFetch; only their types narrow.
     return Object.assign(client, { paginate });
 }

@@ -1,4 +1,4 @@
-export { createTollgateClient, type TollgateClient, type TollgateClientOptions, type PagedPath, type PageItem, type PageOptions, } from './client.js';
+export { createTollgateClient, type TollgateClient, type TollgateClientOptions, type CallOptions, type PagedPath, type PageItem, type PageOptions, } from './client.js';
 export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RequestSettings } from './transport.js';
 export { apiKey, sessionToken, authorization, type Credential, type ApiKeyCredential, type SessionCredential, } from './credentials.js';
 export { TollgateError, TollgateConnectionError, TollgateTimeoutError, isTollgateError, unwrap, type ErrorBody, type ErrorCode, type ClientErrorCode, } from './errors.js';
