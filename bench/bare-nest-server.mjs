@@ -2,10 +2,19 @@
 // raw server's constant, no hooks, guards, pipes or logging). What the framework alone costs on this machine, so
 // the table shows how much of the gap to raw node:http is the service's own work. With REQUEST_LOG=1 it also writes
 // the service's request log line (its own logger and hook, to standard output), which the service writes by default.
+//
+// With GUARD_KEY and GUARD_JWT_SECRET it also serves /key/status and /jwt/status behind @nestjs/passport's ordinary
+// AuthGuard: a passport-custom strategy hashing the bearer key with SHA-256 and finding it in a Map, and a
+// passport-jwt strategy verifying a session token from the header or the session cookie with the service's secret.
+// Each answers a status-shaped constant: what any authenticated route of this stack costs, before its own work.
 import 'reflect-metadata';
-import { Controller, Get, Module } from '@nestjs/common';
+import { createHash, createSecretKey } from 'node:crypto';
+import { Controller, Get, Injectable, Module, Query, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
+import { Strategy as CustomStrategy } from 'passport-custom';
+import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 
 const body = { status: 'ok', checks: { database: { status: 'up', latencyMs: 0.5 } } };
 
@@ -14,15 +23,71 @@ class HealthController {
     return body;
   }
 }
-Reflect.decorate(
-  [Get()],
-  HealthController.prototype,
-  'get',
-  Object.getOwnPropertyDescriptor(HealthController.prototype, 'get'),
-);
+decorateMethod(HealthController, 'get', [Get()]);
 Reflect.decorate([Controller('health')], HealthController);
+
+const controllers = [HealthController];
+const providers = [];
+const imports = [];
+const guarded = process.env.GUARD_KEY && process.env.GUARD_JWT_SECRET;
+if (guarded) {
+  const digest = (key) => createHash('sha256').update(key).digest('hex');
+  const keys = new Map([[digest(process.env.GUARD_KEY), { scopes: ['READ_ONLY'] }]]);
+  class KeyStrategy extends PassportStrategy(CustomStrategy, 'api-key') {
+    async validate(request) {
+      const header = request.headers.authorization;
+      return header?.startsWith('Bearer ') ? (keys.get(digest(header.slice(7))) ?? null) : null;
+    }
+  }
+  const cookieToken = (request) =>
+    /(?:^|;\s*)tg_session=([^;]+)/.exec(request.headers.cookie ?? '')?.[1] ?? null;
+  class SessionStrategy extends PassportStrategy(JwtStrategy, 'jwt') {
+    constructor() {
+      super({
+        jwtFromRequest: ExtractJwt.fromExtractors([ExtractJwt.fromAuthHeaderAsBearerToken(), cookieToken]),
+        // A key object, as the service passes: given a string, jsonwebtoken first tries it as a PEM public key and
+        // throws, which held this route to a tenth of its rate.
+        secretOrKey: createSecretKey(Buffer.from(process.env.GUARD_JWT_SECRET)),
+        algorithms: ['HS256'],
+      });
+    }
+    validate(claims) {
+      return claims;
+    }
+  }
+  for (const strategy of [KeyStrategy, SessionStrategy]) Reflect.decorate([Injectable()], strategy);
+
+  const statusOf = (address) => ({
+    address,
+    active: true,
+    currentPeriodEnd: '2026-12-25T00:00:00.000Z',
+    cancelAtPeriodEnd: false,
+  });
+  class KeyStatusController {
+    status(address) {
+      return statusOf(address);
+    }
+  }
+  class JwtStatusController {
+    status(address) {
+      return statusOf(address);
+    }
+  }
+  for (const [controller, path, strategy] of [
+    [KeyStatusController, 'key', 'api-key'],
+    [JwtStatusController, 'jwt', 'jwt'],
+  ]) {
+    decorateMethod(controller, 'status', [Get('status'), UseGuards(AuthGuard(strategy))]);
+    Reflect.decorate([(target, key) => Query('address')(target, key, 0)], controller.prototype, 'status');
+    Reflect.decorate([Controller(path)], controller);
+    controllers.push(controller);
+  }
+  providers.push(KeyStrategy, SessionStrategy);
+  imports.push(PassportModule);
+}
+
 class BareModule {}
-Reflect.decorate([Module({ controllers: [HealthController] })], BareModule);
+Reflect.decorate([Module({ imports, controllers, providers })], BareModule);
 
 const adapter = new FastifyAdapter();
 if (process.env.REQUEST_LOG === '1') {
@@ -32,3 +97,12 @@ if (process.env.REQUEST_LOG === '1') {
 const app = await NestFactory.create(BareModule, adapter, { logger: false });
 await app.listen(Number(process.env.PORT), '127.0.0.1');
 process.send?.('ready');
+
+function decorateMethod(target, name, decorators) {
+  Reflect.decorate(
+    decorators,
+    target.prototype,
+    name,
+    Object.getOwnPropertyDescriptor(target.prototype, name),
+  );
+}

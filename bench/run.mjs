@@ -237,7 +237,15 @@ async function main() {
   });
   const results = [];
   // The baseline's own noise: how far its rate moved between rounds; a ratio is unreliable past NOISE_LIMIT.
-  const record = (name, { rounds, ...serviceRun }, rawRun, extra = {}, bareRun = null, loggedRun = null) => {
+  const record = (
+    name,
+    { rounds, ...serviceRun },
+    rawRun,
+    extra = {},
+    bareRun = null,
+    loggedRun = null,
+    guardedRun = null,
+  ) => {
     const noise = rawRun?.rounds?.length > 1 ? spread(rawRun.rounds) : null;
     const row = {
       name,
@@ -248,6 +256,9 @@ async function main() {
       ratioToBare: bareRun ? +(serviceRun.rps / bareRun.rps).toFixed(3) : null,
       bareLoggedRps: loggedRun?.rps ?? null,
       ratioToBareLogged: loggedRun ? +(serviceRun.rps / loggedRun.rps).toFixed(3) : null,
+      guardedRps: guardedRun?.rps ?? null,
+      ratioToGuarded: guardedRun ? +(serviceRun.rps / guardedRun.rps).toFixed(3) : null,
+      guardedSpread: guardedRun?.rounds?.length > 1 ? spread(guardedRun.rounds).spread : null,
       serviceSpread: rounds?.length > 1 ? spread(rounds).spread : null,
       bareSpread: bareRun?.rounds?.length > 1 ? spread(bareRun.rounds).spread : null,
       rounds: rounds ?? null,
@@ -263,19 +274,21 @@ async function main() {
   /**
    * Raw node:http, the bare NestJS route (without and with the request log line) and the service take turns in
    * rounds, so a drift in the machine's speed hits all alike: each row is a ratio to raw and to the framework's own
-   * ceiling, measured beside it.
+   * ceiling, measured beside it. An authenticated read also takes turns with the bare route behind the ordinary
+   * passport guard for its credential (`guarded`: that reference's request).
    */
-  const sideBySide = async (name, request) => {
-    const [rawRun, bareRun, loggedRun, serviceRun] = await alternate(
+  const sideBySide = async (name, request, guarded) => {
+    const [rawRun, bareRun, loggedRun, serviceRun, guardedRun] = await alternate(
       [
         { url: raw.url },
         { url: `${bareNest.url}/health` },
         { url: `${bareLogged.url}/health` },
         serviceRequest(request),
+        ...(guarded ? [guarded] : []),
       ],
       READ_ROUNDS,
     );
-    record(name, serviceRun, rawRun, {}, bareRun, loggedRun);
+    record(name, serviceRun, rawRun, {}, bareRun, loggedRun, guardedRun);
   };
   const serviceRequest = (request) => ({
     url: `${service.url}${request.path}`,
@@ -286,23 +299,48 @@ async function main() {
 
   let inLoop;
   let largeInstance;
+  let bareGuarded;
   try {
     const session = await login(service.url, owner);
     const key = await createKey(service.url, session.token, ['READ_ONLY']);
     const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
     await renew(service.url, session.token, owner.address);
     const statusPath = `/subscriptions/status?address=${owner.address}`;
+    // The bare route with the log line behind @nestjs/passport's ordinary AuthGuard, for this run's key and tokens:
+    // the floor of any authenticated route in this stack, before the route does anything of its own.
+    bareGuarded = await startReference('bare-nest-server.mjs', {
+      REQUEST_LOG: '1',
+      GUARD_KEY: key,
+      GUARD_JWT_SECRET: JWT_SECRET,
+    });
+    const guardedPath = (credential) => `${bareGuarded.url}/${credential}/status?address=${owner.address}`;
+    const credentials = {
+      key: { authorization: `Bearer ${key}` },
+      jwt: { authorization: `Bearer ${session.token}` },
+      cookie: { cookie: session.cookie },
+    };
+    const guardedRequests = {
+      key: { url: guardedPath('key'), headers: credentials.key },
+      jwt: { url: guardedPath('jwt'), headers: credentials.jwt },
+      cookie: { url: guardedPath('jwt'), headers: credentials.cookie },
+    };
     const reads = [
       ['GET /health', { path: '/health' }],
       [
         'GET /subscriptions/status (API key)',
-        { path: statusPath, headers: { authorization: `Bearer ${key}` } },
+        { path: statusPath, headers: credentials.key },
+        guardedRequests.key,
       ],
       [
         'GET /subscriptions/status (JWT header)',
-        { path: statusPath, headers: { authorization: `Bearer ${session.token}` } },
+        { path: statusPath, headers: credentials.jwt },
+        guardedRequests.jwt,
       ],
-      ['GET /subscriptions/status (cookie)', { path: statusPath, headers: { cookie: session.cookie } }],
+      [
+        'GET /subscriptions/status (cookie)',
+        { path: statusPath, headers: credentials.cookie },
+        guardedRequests.cookie,
+      ],
     ];
     if (CASES.has('reads')) {
       // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
@@ -311,6 +349,7 @@ async function main() {
       await load({ url: `${bareNest.url}/health`, duration: 4 });
       await load({ url: `${bareLogged.url}/health`, duration: 4 });
       for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
+      for (const request of Object.values(guardedRequests)) await load({ ...request, duration: 4 });
       // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.
       const [rawBare, bare, bareWithLog] = await alternate(
         [{ url: raw.url }, { url: `${bareNest.url}/health` }, { url: `${bareLogged.url}/health` }],
@@ -318,11 +357,34 @@ async function main() {
       );
       record('reference: a bare NestJS route on Fastify (a constant)', bare, rawBare);
       record('reference: the bare route and the request log line', bareWithLog, rawBare, {}, bare);
+      const [rawGuarded, bareForGuarded, loggedForGuarded, keyGuarded, jwtGuarded] = await alternate(
+        [
+          { url: raw.url },
+          { url: `${bareNest.url}/health` },
+          { url: `${bareLogged.url}/health` },
+          guardedRequests.key,
+          guardedRequests.jwt,
+        ],
+        READ_ROUNDS,
+      );
+      for (const [credential, run] of [
+        ['API key, passport-custom', keyGuarded],
+        ['session JWT, passport-jwt', jwtGuarded],
+      ]) {
+        record(
+          `reference: the bare route, log line and passport's AuthGuard (${credential})`,
+          run,
+          rawGuarded,
+          {},
+          bareForGuarded,
+          loggedForGuarded,
+        );
+      }
       await sideBySide('GET /health, just started', reads[0][1]);
       // What users run is an instance that has been working: wallets signed in, keys made and used, renewals with
       // their webhooks delivered, and its background loops (delivery polling, sweeps, invalidation reads) running.
       await runningState(service.url, SETTLE_SECONDS);
-      for (const [name, request] of reads) await sideBySide(name, request);
+      for (const [name, request, guarded] of reads) await sideBySide(name, request, guarded);
     }
 
     if (CASES.has('renew')) {
@@ -570,11 +632,11 @@ async function main() {
     const lines = [
       `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
       '',
-      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | service spread |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | ratio to bare + log line + passport guard | service spread |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${row.ratioToBareLogged ?? ''} | ${percent(row.serviceSpread)} |`,
+          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${row.ratioToBareLogged ?? ''} | ${row.ratioToGuarded ?? ''} | ${percent(row.serviceSpread)} |`,
       ),
     ];
     if (deliveryRows.length > 0) {
@@ -605,6 +667,7 @@ async function main() {
     raw.stop();
     bareNest.stop();
     bareLogged.stop();
+    bareGuarded?.stop();
     await database.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
