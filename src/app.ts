@@ -93,20 +93,26 @@ async function buildApp(
     done();
   });
   const cors = config.corsOrigins.length > 0;
+  const corsOrigins = new Set(config.corsOrigins);
   // The adapter's request hook runs before every other one, CORS included: every answer, a preflight's or a
   // refusal's, carries the request id and the security headers.
   adapter.setOnRequestHook((request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
     if (isHttpsRequest(request)) void reply.header('strict-transport-security', HSTS_HEADER);
     trackExchange(request.raw, reply.raw, request.id);
+    const refuse = (error: Error): void => {
+      // @fastify/cors never sees a request refused here: an allowed page must still be able to read the refusal.
+      if (cors) allowOrigin(request, reply, corsOrigins);
+      done(error);
+    };
     if (closing) {
       void reply.header('connection', 'close');
-      done(TransportErrors.shuttingDown());
+      refuse(TransportErrors.shuttingDown());
     } else if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      done(TransportErrors.missingHost());
+      refuse(TransportErrors.missingHost());
     } else if (cors && request.method === 'OPTIONS' && !isPreflight(request)) {
       // @fastify/cors would answer it with a bare text/plain 400.
-      done(TransportErrors.invalidPreflight());
+      refuse(TransportErrors.invalidPreflight());
     } else {
       done();
     }
@@ -133,11 +139,10 @@ async function buildApp(
   // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 400.
   app.useGlobalGuards(new UnexpectedBodyGuard());
   if (config.corsOrigins.length > 0) {
-    // Cross-origin callers may read the next page's cursor and the request id, not only the CORS-safe headers.
     app.enableCors({
       origin: [...config.corsOrigins],
       credentials: true,
-      exposedHeaders: [NEXT_CURSOR_HEADER, 'x-request-id'],
+      exposedHeaders: [...CORS_EXPOSED_HEADERS],
     });
   }
   return app;
@@ -160,6 +165,21 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
     });
   }
   if (logger.isLevelEnabled('info')) fastify.addHook('onResponse', requestLogHook(logger));
+}
+
+/** Cross-origin callers may read the next page's cursor and the request id, not only the CORS-safe headers. */
+const CORS_EXPOSED_HEADERS = [NEXT_CURSOR_HEADER, 'x-request-id'] as const;
+
+/** The headers @fastify/cors gives an answer to an allowed origin (with `credentials: true`), for a refusal it never sees. */
+function allowOrigin(request: FastifyRequest, reply: FastifyReply, origins: ReadonlySet<string>): void {
+  void reply.header('vary', 'Origin');
+  const origin = request.headers.origin;
+  if (origin === undefined || !origins.has(origin)) return;
+  void reply.headers({
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '),
+  });
 }
 
 /** What @fastify/cors takes for a preflight: both headers present and not empty. */

@@ -824,6 +824,11 @@ describe('hostile input on every route', () => {
         code: 'invalid_preflight',
       });
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      // The allowed page can read the refusal; any other origin cannot.
+      expect({ headers, allowed: answer.headers.get('access-control-allow-origin') }).toEqual({
+        headers,
+        allowed: headers.origin === ALLOWED_ORIGIN ? ALLOWED_ORIGIN : null,
+      });
     }
   });
 
@@ -837,6 +842,16 @@ describe('hostile input on every route', () => {
     });
     expect(answer?.json.details.requestId).toBe(answer?.headers['x-request-id']);
     connection.destroy();
+    // Refused before CORS runs, and still readable by an allowed page.
+    const fromPage = await RawConnection.open(t.url);
+    fromPage.write(`GET /health HTTP/1.1\r\nOrigin: ${ALLOWED_ORIGIN}\r\n\r\n`);
+    const refused = await fromPage.nextAnswer();
+    expect({
+      status: refused?.status,
+      allowed: refused?.headers['access-control-allow-origin'],
+      credentials: refused?.headers['access-control-allow-credentials'],
+    }).toEqual({ status: 400, allowed: ALLOWED_ORIGIN, credentials: 'true' });
+    fromPage.destroy();
     const old = await RawConnection.open(t.url);
     old.write('GET /health HTTP/1.0\r\n\r\n');
     expect((await old.nextAnswer())?.status).toBe(200);
