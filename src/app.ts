@@ -12,7 +12,7 @@ import {
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { registerRateLimit } from './auth/rate-limit.js';
-import { configAdvisories, type AppConfig } from './config/app-config.js';
+import type { AppConfig } from './config/app-config.js';
 import {
   answerClientError,
   answerStalledRequests,
@@ -40,7 +40,6 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  * loopback port, and the OpenAPI script only reads its routes.
  */
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
-  for (const advice of configAdvisories(config)) logger.warn(advice);
   const app = await buildApp(config, logger, false);
   serveDocs(app, buildOpenApiDocument(app));
   await app.init();
