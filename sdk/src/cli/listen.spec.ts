@@ -2,6 +2,8 @@ import { createTollgateClient } from '../client.js';
 import { listen } from './listen.js';
 import { UsageError } from './settings.js';
 
+const WEBHOOK_ID = '6f1c2a4e-0d6b-4c1e-9a57-1f0b1c2d3e4f';
+
 describe('tollgate listen', () => {
   it('names both settings when the service refuses a loopback receiver', async () => {
     const registered: unknown[] = [];
@@ -40,5 +42,52 @@ describe('tollgate listen', () => {
     expect((refused as Error).message).toMatch(/webhook_url_forbidden/);
     expect((refused as Error).message).toMatch(/WEBHOOK_ALLOW_HTTP=true and WEBHOOK_ALLOW_PRIVATE=true/);
     expect(lines).toEqual([]);
+  });
+
+  it('deletes the webhook when stopped while its registration is still under way', async () => {
+    const sigintListeners = process.listenerCount('SIGINT');
+    const calls: string[] = [];
+    const lines: string[] = [];
+    let registrationSent!: () => void;
+    const sent = new Promise<void>((resolve) => (registrationSent = resolve));
+    let answerRegistration!: () => void;
+    const answered = new Promise<void>((resolve) => (answerRegistration = resolve));
+    const client = createTollgateClient({
+      baseUrl: 'http://127.0.0.1:1',
+      maxRetries: 0,
+      fetch: async (request) => {
+        calls.push(`${request.method} ${new URL(request.url).pathname}`);
+        if (request.method === 'DELETE') return new Response(null, { status: 204 });
+        registrationSent();
+        await answered;
+        const webhook = {
+          id: WEBHOOK_ID,
+          url: 'http://127.0.0.1:9/',
+          events: ['subscription.renewed'],
+          enabled: true,
+          secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+          createdAt: new Date().toISOString(),
+        };
+        return new Response(JSON.stringify(webhook), {
+          status: 201,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+    });
+    const listening = listen(client, {
+      forwardTo: 'http://127.0.0.1:4000/hook',
+      events: undefined,
+      port: 0,
+      print: () => undefined,
+      log: (line) => lines.push(line),
+    });
+    await sent;
+    // A Ctrl-C before the service has answered the registration.
+    process.emit('SIGINT');
+    answerRegistration();
+    await listening;
+    expect(calls).toEqual(['POST /webhooks', `DELETE /webhooks/${WEBHOOK_ID}`]);
+    expect(lines).toContain(`webhook ${WEBHOOK_ID} deleted`);
+    expect(process.listenerCount('SIGINT')).toBe(sigintListeners);
   });
 });

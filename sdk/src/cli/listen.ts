@@ -51,6 +51,9 @@ function answer(response: ServerResponse, status: number, text: string): void {
   response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
 }
 
+/** What ends a `listen`: Ctrl-C, a process manager's stop, the terminal closing. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 function listenOn(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -108,6 +111,14 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
 
   const port = await listenOn(server, options.port);
   const url = `http://127.0.0.1:${port}/`;
+  // Caught from before the registration: a Ctrl-C (or a closed terminal) while it is under way still deletes the
+  // webhook it makes, instead of killing the process and leaving the webhook behind.
+  let requestStop!: () => void;
+  const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
+  for (const signal of STOP_SIGNALS) process.on(signal, requestStop);
+  const releaseSignals = (): void => {
+    for (const signal of STOP_SIGNALS) process.off(signal, requestStop);
+  };
   let saved;
   try {
     saved = await unwrap(
@@ -120,6 +131,7 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
       }),
     );
   } catch (error) {
+    releaseSignals();
     server.close();
     if (isTollgateError(error, 'webhook_url_invalid', 'webhook_url_forbidden')) {
       throw new UsageError(
@@ -139,24 +151,14 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
   // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
   options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
 
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      server.close();
-      server.closeAllConnections();
-      unwrap(client.DELETE('/webhooks/{id}', { params: { path: { id: webhookId } } })).then(
-        () => {
-          options.log(`webhook ${webhookId} deleted`);
-          resolve();
-        },
-        (error: unknown) => {
-          options.log(`could not delete webhook ${webhookId}: ${(error as Error).message}`);
-          resolve();
-        },
-      );
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopRequested;
+  releaseSignals();
+  server.close();
+  server.closeAllConnections();
+  try {
+    await unwrap(client.DELETE('/webhooks/{id}', { params: { path: { id: webhookId } } }));
+    options.log(`webhook ${webhookId} deleted`);
+  } catch (error) {
+    options.log(`could not delete webhook ${webhookId}: ${(error as Error).message}`);
+  }
 }

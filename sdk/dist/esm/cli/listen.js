@@ -33,6 +33,8 @@ function forwardedHeaders(request) {
 function answer(response, status, text) {
     response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
 }
+/** What ends a `listen`: Ctrl-C, a process manager's stop, the terminal closing. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 function listenOn(server, port) {
     return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -93,6 +95,16 @@ export async function listen(client, options) {
     });
     const port = await listenOn(server, options.port);
     const url = `http://127.0.0.1:${port}/`;
+    // Caught from before the registration: a Ctrl-C (or a closed terminal) while it is under way still deletes the
+    // webhook it makes, instead of killing the process and leaving the webhook behind.
+    let requestStop;
+    const stopRequested = new Promise((resolve) => (requestStop = resolve));
+    for (const signal of STOP_SIGNALS)
+        process.on(signal, requestStop);
+    const releaseSignals = () => {
+        for (const signal of STOP_SIGNALS)
+            process.off(signal, requestStop);
+    };
     let saved;
     try {
         saved = await unwrap(client.POST('/webhooks', {
@@ -104,6 +116,7 @@ export async function listen(client, options) {
         }));
     }
     catch (error) {
+        releaseSignals();
         server.close();
         if (isTollgateError(error, 'webhook_url_invalid', 'webhook_url_forbidden')) {
             throw new UsageError(`the service refused the local receiver ${url} (${error.code}: ${error.message}). It accepts loopback ` +
@@ -118,21 +131,15 @@ export async function listen(client, options) {
         `${options.forwardTo}; Ctrl-C to stop`);
     // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
     options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
-    await new Promise((resolve) => {
-        const stop = () => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            server.close();
-            server.closeAllConnections();
-            unwrap(client.DELETE('/webhooks/{id}', { params: { path: { id: webhookId } } })).then(() => {
-                options.log(`webhook ${webhookId} deleted`);
-                resolve();
-            }, (error) => {
-                options.log(`could not delete webhook ${webhookId}: ${error.message}`);
-                resolve();
-            });
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-    });
+    await stopRequested;
+    releaseSignals();
+    server.close();
+    server.closeAllConnections();
+    try {
+        await unwrap(client.DELETE('/webhooks/{id}', { params: { path: { id: webhookId } } }));
+        options.log(`webhook ${webhookId} deleted`);
+    }
+    catch (error) {
+        options.log(`could not delete webhook ${webhookId}: ${error.message}`);
+    }
 }
