@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import {
+  closeDashboards,
   type Dashboard,
   launchChromium,
   openDashboard,
@@ -45,14 +46,7 @@ describe('dashboard: account panels in a real browser', () => {
     receiver = await Receiver.start();
   }, BROWSER_TIMEOUT);
   // No page of a test may have met a script error or a CSP refusal; each is closed even when the test failed.
-  afterEach(async () => {
-    const dashboards = opened.splice(0);
-    try {
-      for (const { consoleErrors } of dashboards) expect(consoleErrors).toEqual([]);
-    } finally {
-      await Promise.all(dashboards.map(({ context }) => context.close()));
-    }
-  });
+  afterEach(() => closeDashboards(opened.splice(0)));
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();

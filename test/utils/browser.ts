@@ -178,6 +178,18 @@ export async function openDashboard(browser: Browser, url: string, wallet?: Test
 }
 
 /**
+ * Closes `dashboards`, then fails on any script error or CSP refusal they met: closed first, so a test that already
+ * failed leaves no page open.
+ */
+export async function closeDashboards(dashboards: Dashboard[]): Promise<void> {
+  await Promise.all(dashboards.map(({ context }) => context.close()));
+  const errors = dashboards.flatMap(({ consoleErrors }) => consoleErrors);
+  if (errors.length > 0) {
+    throw new Error(`The dashboard met script errors or CSP refusals:\n${errors.join('\n')}`);
+  }
+}
+
+/**
  * Screenshots of the current view at desktop width and at 375 px: the full page, or only the window when a modal
  * dialog is open (its backdrop covers the window, not the whole page).
  */
