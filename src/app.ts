@@ -169,9 +169,10 @@ function installResponseHooks(fastify: FastifyInstance, logger: Logger, metrics:
 /** Cross-origin callers may read the next page's cursor and the request id, not only the CORS-safe headers. */
 const CORS_EXPOSED_HEADERS = [NEXT_CURSOR_HEADER, 'x-request-id'] as const;
 
-/** The headers @fastify/cors gives an answer to an allowed origin (with `credentials: true`), for a refusal it never sees. */
+/** What @fastify/cors gives an allowed origin (with `credentials: true`), for a refusal the plugin never sees. */
 function allowOrigin(request: FastifyRequest, reply: FastifyReply, origins: ReadonlySet<string>): void {
-  void reply.header('vary', 'Origin');
+  const vary = reply.getHeader('vary');
+  void reply.header('vary', vary === undefined ? 'Origin' : `${String(vary)}, Origin`);
   const origin = request.headers.origin;
   if (origin === undefined || !origins.has(origin)) return;
   void reply.headers({

@@ -396,7 +396,7 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
 ];
 
 /**
- * Settings that are allowed but weaken a deployment, each returning the warning logged at start (app.ts), naming
+ * Settings that are allowed but weaken a deployment, each returning the warning logged once at start (main.ts), naming
  * its variable, or nothing.
  */
 export const ADVISORIES: ReadonlyArray<(config: AppConfig) => string | undefined> = [

@@ -1,4 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DashboardBuild, defaultDashboardDir, loadDashboardAssets } from './dashboard-assets.js';
@@ -73,5 +75,21 @@ describe('DashboardBuild', () => {
     expect(build.current()!.get('index.html')!.body.toString()).toBe('<title>at start</title>');
     rmSync(join(dir, 'index.html'));
     expect([...build.current()!.keys()]).toEqual(['index.html']);
+  });
+
+  it('in production starts without a build it cannot read, and says why', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-dashboard-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html>');
+    // A file that cannot be read: a link to nothing.
+    symlinkSync(join(dir, 'gone.js'), join(dir, 'index-1.js'));
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      expect(new DashboardBuild(dir, { reload: false }).current()).toBeUndefined();
+      expect(logged).toHaveBeenCalledWith(
+        expect.stringContaining(`the dashboard build in ${dir} could not be read`),
+      );
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { existsSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +66,15 @@ export class DashboardBuild {
     private readonly dir: string,
     private readonly options: { reload: boolean },
   ) {
-    if (!options.reload) this.assets = loadDashboardAssets(dir);
+    if (options.reload) return;
+    try {
+      this.assets = loadDashboardAssets(dir);
+    } catch (error) {
+      // The API must not fail to start over its dashboard: /dashboard answers 503 until a readable build and a restart.
+      new Logger(DashboardBuild.name).error(
+        `the dashboard build in ${dir} could not be read: ${(error as Error).message}`,
+      );
+    }
   }
 
   current(): Map<string, DashboardAsset> | undefined {

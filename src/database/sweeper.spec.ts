@@ -37,9 +37,12 @@ describe('Sweeper', () => {
   let warnings: string[];
   beforeEach(() => {
     warnings = [];
-    jest
-      .spyOn(Logger.prototype, 'warn')
-      .mockImplementation((message: unknown) => void warnings.push(String(message)));
+    // Whatever the level: an outage must not be logged by a sweeper at all.
+    for (const level of ['warn', 'error'] as const) {
+      jest
+        .spyOn(Logger.prototype, level)
+        .mockImplementation((message: unknown) => void warnings.push(String(message)));
+    }
   });
   afterEach(() => jest.restoreAllMocks());
 

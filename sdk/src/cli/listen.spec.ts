@@ -1,8 +1,10 @@
+import { jest } from '@jest/globals';
 import { createTollgateClient } from '../client.js';
 import { listen } from './listen.js';
 import { UsageError } from './settings.js';
 
 const WEBHOOK_ID = '6f1c2a4e-0d6b-4c1e-9a57-1f0b1c2d3e4f';
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 describe('tollgate listen', () => {
   it('names both settings when the service refuses a loopback receiver', async () => {
@@ -45,7 +47,9 @@ describe('tollgate listen', () => {
   });
 
   it('deletes the webhook when stopped while its registration is still under way', async () => {
-    const sigintListeners = process.listenerCount('SIGINT');
+    const listeners = () => STOP_SIGNALS.map((signal) => process.listenerCount(signal));
+    const before = listeners();
+    const exit = jest.spyOn(process, 'exit').mockImplementation(() => undefined as never);
     const calls: string[] = [];
     const lines: string[] = [];
     let registrationSent!: () => void;
@@ -82,12 +86,23 @@ describe('tollgate listen', () => {
       log: (line) => lines.push(line),
     });
     await sent;
-    // A Ctrl-C before the service has answered the registration.
-    process.emit('SIGINT');
-    answerRegistration();
-    await listening;
+    try {
+      // A Ctrl-C before the service has answered the registration; a second one would quit without waiting.
+      process.emit('SIGINT');
+      expect(exit).not.toHaveBeenCalled();
+      process.emit('SIGHUP');
+      expect(exit).toHaveBeenCalledWith(130);
+      answerRegistration();
+      await listening;
+    } finally {
+      exit.mockRestore();
+    }
     expect(calls).toEqual(['POST /webhooks', `DELETE /webhooks/${WEBHOOK_ID}`]);
-    expect(lines).toContain(`webhook ${WEBHOOK_ID} deleted`);
-    expect(process.listenerCount('SIGINT')).toBe(sigintListeners);
+    // Stopped before it listened: no "listening" banner, no secret, only what happened.
+    expect(lines).toEqual([
+      'stopping once the webhook is registered, to delete it (Ctrl-C again to quit now)',
+      `webhook ${WEBHOOK_ID} deleted`,
+    ]);
+    expect(listeners()).toEqual(before);
   });
 });

@@ -97,13 +97,24 @@ export async function listen(client, options) {
     const url = `http://127.0.0.1:${port}/`;
     // Caught from before the registration: a Ctrl-C (or a closed terminal) while it is under way still deletes the
     // webhook it makes, instead of killing the process and leaving the webhook behind.
+    let registered = false;
+    let stopping = false;
     let requestStop;
     const stopRequested = new Promise((resolve) => (requestStop = resolve));
+    const onSignal = () => {
+        // A second one quits at once: whoever presses Ctrl-C twice does not want to wait for the service.
+        if (stopping)
+            return process.exit(130);
+        stopping = true;
+        if (!registered)
+            options.log('stopping once the webhook is registered, to delete it (Ctrl-C again to quit now)');
+        requestStop();
+    };
     for (const signal of STOP_SIGNALS)
-        process.on(signal, requestStop);
+        process.on(signal, onSignal);
     const releaseSignals = () => {
         for (const signal of STOP_SIGNALS)
-            process.off(signal, requestStop);
+            process.off(signal, onSignal);
     };
     let saved;
     try {
@@ -125,13 +136,17 @@ export async function listen(client, options) {
         }
         throw error;
     }
+    registered = true;
     registration.secret = saved.secret;
     const webhookId = saved.id;
-    options.log(`listening on ${url} as webhook ${webhookId} (events: ${saved.events.join(', ')}), forwarding to ` +
-        `${options.forwardTo}; Ctrl-C to stop`);
-    // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
-    options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
+    if (!stopping) {
+        options.log(`listening on ${url} as webhook ${webhookId} (events: ${saved.events.join(', ')}), forwarding to ` +
+            `${options.forwardTo}; Ctrl-C to stop`);
+        // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
+        options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
+    }
     await stopRequested;
+    // From here a Ctrl-C ends the process as usual.
     releaseSignals();
     server.close();
     server.closeAllConnections();
