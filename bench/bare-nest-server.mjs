@@ -6,10 +6,21 @@
 // With GUARD_KEY and GUARD_JWT_SECRET it also serves /key/status and /jwt/status behind @nestjs/passport's ordinary
 // AuthGuard: a passport-custom strategy hashing the bearer key with SHA-256 and finding it in a Map, and a
 // passport-jwt strategy verifying a session token from the header or the session cookie with the service's secret.
-// Each answers a status-shaped constant: what any authenticated route of this stack costs, before its own work.
+// Under /attempt/ the same routes run the same strategies as the service's access guard does, once through passport's
+// strategy protocol (its attemptStrategy) instead of AuthGuard. Each answers a status-shaped constant: what an
+// authenticated route of this stack costs, in each form, before its own work.
 import 'reflect-metadata';
 import { createHash, createSecretKey } from 'node:crypto';
-import { Controller, Get, Injectable, Module, Query, UseGuards } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  Injectable,
+  Module,
+  Query,
+  UnauthorizedException,
+  UseGuards,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { AuthGuard, PassportModule, PassportStrategy } from '@nestjs/passport';
@@ -73,11 +84,42 @@ if (guarded) {
       return statusOf(address);
     }
   }
-  for (const [controller, path, strategy] of [
-    [KeyStatusController, 'key', 'api-key'],
-    [JwtStatusController, 'jwt', 'jwt'],
+  const { attemptStrategy } = await import('../dist/src/auth/guards/strategy-attempt.js');
+  /** The service's form: the one strategy, run once by passport's protocol. */
+  const attemptGuard = (Strategy) => {
+    class AttemptGuard {
+      constructor(strategy) {
+        this.strategy = strategy;
+      }
+      async canActivate(context) {
+        const request = context.switchToHttp().getRequest();
+        const { user } = await attemptStrategy(this.strategy, request);
+        if (!user) throw new UnauthorizedException();
+        request.user = user;
+        return true;
+      }
+    }
+    Reflect.decorate([Injectable()], AttemptGuard);
+    Inject(Strategy)(AttemptGuard, undefined, 0);
+    return AttemptGuard;
+  };
+  class KeyAttemptController {
+    status(address) {
+      return statusOf(address);
+    }
+  }
+  class JwtAttemptController {
+    status(address) {
+      return statusOf(address);
+    }
+  }
+  for (const [controller, path, guard] of [
+    [KeyStatusController, 'key', AuthGuard('api-key')],
+    [JwtStatusController, 'jwt', AuthGuard('jwt')],
+    [KeyAttemptController, 'attempt/key', attemptGuard(KeyStrategy)],
+    [JwtAttemptController, 'attempt/jwt', attemptGuard(SessionStrategy)],
   ]) {
-    decorateMethod(controller, 'status', [Get('status'), UseGuards(AuthGuard(strategy))]);
+    decorateMethod(controller, 'status', [Get('status'), UseGuards(guard)]);
     Reflect.decorate([(target, key) => Query('address')(target, key, 0)], controller.prototype, 'status');
     Reflect.decorate([Controller(path)], controller);
     controllers.push(controller);

@@ -108,7 +108,11 @@ async function alternate(targets, rounds) {
   const duration = Math.max(1, DURATION / rounds);
   const runs = targets.map(() => []);
   for (let round = 0; round < rounds; round++) {
-    for (const [index, target] of targets.entries()) runs[index].push(await load({ ...target, duration }));
+    // Each round starts one target later, so no target always runs right after the same one.
+    for (let turn = 0; turn < targets.length; turn++) {
+      const index = (round + turn) % targets.length;
+      runs[index].push(await load({ ...targets[index], duration }));
+    }
   }
   return runs.map(combine);
 }
@@ -259,6 +263,11 @@ async function main() {
       guardedRps: guardedRun?.rps ?? null,
       ratioToGuarded: guardedRun ? +(serviceRun.rps / guardedRun.rps).toFixed(3) : null,
       guardedSpread: guardedRun?.rounds?.length > 1 ? spread(guardedRun.rounds).spread : null,
+      guardedErrors: guardedRun?.errors ?? null,
+      // A reference that refused requests or moved too much between rounds says nothing about the service.
+      guardedUnreliable: guardedRun
+        ? guardedRun.errors > 0 || spread(guardedRun.rounds).spread > NOISE_LIMIT
+        : null,
       serviceSpread: rounds?.length > 1 ? spread(rounds).spread : null,
       bareSpread: bareRun?.rounds?.length > 1 ? spread(bareRun.rounds).spread : null,
       rounds: rounds ?? null,
@@ -306,50 +315,54 @@ async function main() {
     const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
     await renew(service.url, session.token, owner.address);
     const statusPath = `/subscriptions/status?address=${owner.address}`;
-    // The bare route with the log line behind @nestjs/passport's ordinary AuthGuard, for this run's key and tokens:
-    // the floor of any authenticated route in this stack, before the route does anything of its own.
-    bareGuarded = await startReference('bare-nest-server.mjs', {
-      REQUEST_LOG: '1',
-      GUARD_KEY: key,
-      GUARD_JWT_SECRET: JWT_SECRET,
-    });
-    const guardedPath = (credential) => `${bareGuarded.url}/${credential}/status?address=${owner.address}`;
     const credentials = {
       key: { authorization: `Bearer ${key}` },
       jwt: { authorization: `Bearer ${session.token}` },
       cookie: { cookie: session.cookie },
     };
-    const guardedRequests = {
-      key: { url: guardedPath('key'), headers: credentials.key },
-      jwt: { url: guardedPath('jwt'), headers: credentials.jwt },
-      cookie: { url: guardedPath('jwt'), headers: credentials.cookie },
-    };
-    const reads = [
-      ['GET /health', { path: '/health' }],
-      [
-        'GET /subscriptions/status (API key)',
-        { path: statusPath, headers: credentials.key },
-        guardedRequests.key,
-      ],
-      [
-        'GET /subscriptions/status (JWT header)',
-        { path: statusPath, headers: credentials.jwt },
-        guardedRequests.jwt,
-      ],
-      [
-        'GET /subscriptions/status (cookie)',
-        { path: statusPath, headers: credentials.cookie },
-        guardedRequests.cookie,
-      ],
-    ];
     if (CASES.has('reads')) {
+      // The bare route with the log line behind passport, for this run's key and tokens: the floor of an
+      // authenticated route in this stack before it does anything of its own, with @nestjs/passport's ordinary
+      // AuthGuard and in the service's own form (the one strategy run once by passport's protocol).
+      bareGuarded = await startReference('bare-nest-server.mjs', {
+        REQUEST_LOG: '1',
+        GUARD_KEY: key,
+        GUARD_JWT_SECRET: JWT_SECRET,
+      });
+      const guarded = (path, headers) => ({
+        url: `${bareGuarded.url}/${path}/status?address=${owner.address}`,
+        headers,
+      });
+      const authGuard = { key: guarded('key', credentials.key), jwt: guarded('jwt', credentials.jwt) };
+      const attempt = {
+        key: guarded('attempt/key', credentials.key),
+        jwt: guarded('attempt/jwt', credentials.jwt),
+        cookie: guarded('attempt/jwt', credentials.cookie),
+      };
+      // Each status row takes turns with the reference in the service's form, for its credential.
+      const reads = [
+        ['GET /health', { path: '/health' }],
+        ['GET /subscriptions/status (API key)', { path: statusPath, headers: credentials.key }, attempt.key],
+        [
+          'GET /subscriptions/status (JWT header)',
+          { path: statusPath, headers: credentials.jwt },
+          attempt.jwt,
+        ],
+        [
+          'GET /subscriptions/status (cookie)',
+          { path: statusPath, headers: credentials.cookie },
+          attempt.cookie,
+        ],
+      ];
       // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
       // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
       await load({ url: raw.url, duration: 2 });
       await load({ url: `${bareNest.url}/health`, duration: 4 });
       await load({ url: `${bareLogged.url}/health`, duration: 4 });
       for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
-      for (const request of Object.values(guardedRequests)) await load({ ...request, duration: 4 });
+      for (const request of [authGuard.key, authGuard.jwt, attempt.key, attempt.jwt, attempt.cookie]) {
+        await load({ ...request, duration: 4 });
+      }
       // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.
       const [rawBare, bare, bareWithLog] = await alternate(
         [{ url: raw.url }, { url: `${bareNest.url}/health` }, { url: `${bareLogged.url}/health` }],
@@ -357,23 +370,25 @@ async function main() {
       );
       record('reference: a bare NestJS route on Fastify (a constant)', bare, rawBare);
       record('reference: the bare route and the request log line', bareWithLog, rawBare, {}, bare);
-      const [rawGuarded, bareForGuarded, loggedForGuarded, keyGuarded, jwtGuarded] = await alternate(
+      const guardedReferences = [
+        ["passport's AuthGuard (API key, passport-custom)", authGuard.key],
+        ["passport's AuthGuard (session JWT, passport-jwt)", authGuard.jwt],
+        ['the strategy run once, as the service does (API key)', attempt.key],
+        ['the strategy run once, as the service does (session JWT)', attempt.jwt],
+      ];
+      const [rawGuarded, bareForGuarded, loggedForGuarded, ...guardedRuns] = await alternate(
         [
           { url: raw.url },
           { url: `${bareNest.url}/health` },
           { url: `${bareLogged.url}/health` },
-          guardedRequests.key,
-          guardedRequests.jwt,
+          ...guardedReferences.map(([, request]) => request),
         ],
         READ_ROUNDS,
       );
-      for (const [credential, run] of [
-        ['API key, passport-custom', keyGuarded],
-        ['session JWT, passport-jwt', jwtGuarded],
-      ]) {
+      for (const [index, [form]] of guardedReferences.entries()) {
         record(
-          `reference: the bare route, log line and passport's AuthGuard (${credential})`,
-          run,
+          `reference: the bare route and log line behind ${form}`,
+          guardedRuns[index],
           rawGuarded,
           {},
           bareForGuarded,
@@ -384,7 +399,7 @@ async function main() {
       // What users run is an instance that has been working: wallets signed in, keys made and used, renewals with
       // their webhooks delivered, and its background loops (delivery polling, sweeps, invalidation reads) running.
       await runningState(service.url, SETTLE_SECONDS);
-      for (const [name, request, guarded] of reads) await sideBySide(name, request, guarded);
+      for (const [name, request, reference] of reads) await sideBySide(name, request, reference);
     }
 
     if (CASES.has('renew')) {
@@ -627,16 +642,20 @@ async function main() {
       row.baselineSpread === null || row.baselineSpread === undefined
         ? ''
         : `${Math.round(row.baselineSpread * 100)} %${row.unreliable ? ' (unreliable)' : ''}`;
+    const guardedCell = (row) =>
+      row.ratioToGuarded === null || row.ratioToGuarded === undefined
+        ? ''
+        : `${row.ratioToGuarded} (of ${row.guardedRps}, spread ${percent(row.guardedSpread)}${row.guardedErrors > 0 ? `, ${row.guardedErrors} errors` : ''}${row.guardedUnreliable ? ', unreliable' : ''})`;
     const percent = (value) => (value === null || value === undefined ? '' : `${Math.round(value * 100)} %`);
     const deliveryRows = results.filter((row) => row.deliveriesPerSecond !== undefined);
     const lines = [
       `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
       '',
-      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | ratio to bare + log line + passport guard | service spread |',
+      '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | ratio to bare + log line + passport as the service runs it | service spread |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...results.map(
         (row) =>
-          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${row.ratioToBareLogged ?? ''} | ${row.ratioToGuarded ?? ''} | ${percent(row.serviceSpread)} |`,
+          `| ${row.name} | ${row.rps}${row.errors > 0 ? ` (${row.errors} errors)` : ''} | ${row.p50 ?? ''} | ${row.p99 ?? ''} | ${row.rawRps ?? ''} | ${row.ratio ?? ''}${row.vsSmall ? ` (vs small database, side by side: ${row.vsSmall})` : ''} | ${noise(row)} | ${row.bareRps ?? ''} | ${row.ratioToBare ?? ''} | ${row.ratioToBareLogged ?? ''} | ${guardedCell(row)} | ${percent(row.serviceSpread)} |`,
       ),
     ];
     if (deliveryRows.length > 0) {
