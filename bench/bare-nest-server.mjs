@@ -74,16 +74,13 @@ if (guarded) {
     currentPeriodEnd: '2026-12-25T00:00:00.000Z',
     cancelAtPeriodEnd: false,
   });
-  class KeyStatusController {
-    status(address) {
-      return statusOf(address);
-    }
-  }
-  class JwtStatusController {
-    status(address) {
-      return statusOf(address);
-    }
-  }
+  // One class per route: Nest keys a controller's routes by its class.
+  const statusController = () =>
+    class StatusController {
+      status(address) {
+        return statusOf(address);
+      }
+    };
   const { attemptStrategy } = await import('../dist/src/auth/guards/strategy-attempt.js');
   /** The service's form: the one strategy, run once by passport's protocol. */
   const attemptGuard = (Strategy) => {
@@ -103,22 +100,13 @@ if (guarded) {
     Inject(Strategy)(AttemptGuard, undefined, 0);
     return AttemptGuard;
   };
-  class KeyAttemptController {
-    status(address) {
-      return statusOf(address);
-    }
-  }
-  class JwtAttemptController {
-    status(address) {
-      return statusOf(address);
-    }
-  }
-  for (const [controller, path, guard] of [
-    [KeyStatusController, 'key', AuthGuard('api-key')],
-    [JwtStatusController, 'jwt', AuthGuard('jwt')],
-    [KeyAttemptController, 'attempt/key', attemptGuard(KeyStrategy)],
-    [JwtAttemptController, 'attempt/jwt', attemptGuard(SessionStrategy)],
+  for (const [path, guard] of [
+    ['key', AuthGuard('api-key')],
+    ['jwt', AuthGuard('jwt')],
+    ['attempt/key', attemptGuard(KeyStrategy)],
+    ['attempt/jwt', attemptGuard(SessionStrategy)],
   ]) {
+    const controller = statusController();
     decorateMethod(controller, 'status', [Get('status'), UseGuards(guard)]);
     Reflect.decorate([(target, key) => Query('address')(target, key, 0)], controller.prototype, 'status');
     Reflect.decorate([Controller(path)], controller);
