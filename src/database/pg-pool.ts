@@ -19,6 +19,9 @@ export function pgPoolProvider(options: DatabaseConnectionOptions): Provider {
       // handed straight to a waiting connect() has no listener until its user adds one (node-postgres#2762): so
       // every client gets a listener of its own for its whole life. The pool discards a broken client by itself.
       const onError = (error: Error): void => {
+        // Its clients are being closed on purpose: pool.end() resolves before their sockets have, so a server stopped
+        // right after (the embedded one, at shutdown) still reaches some of them. No outage to report.
+        if (pool.ending) return;
         if (isConnectionFailure(error)) availability.lost(error);
         else logger.warn(`a database connection failed: ${error.message}`);
       };
