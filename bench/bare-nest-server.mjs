@@ -50,8 +50,9 @@ if (guarded) {
       return header?.startsWith('Bearer ') ? (keys.get(digest(header.slice(7))) ?? null) : null;
     }
   }
-  const cookieToken = (request) =>
-    /(?:^|;\s*)tg_session=([^;]+)/.exec(request.headers.cookie ?? '')?.[1] ?? null;
+  const { SESSION_COOKIE } = await import('../dist/src/auth/session-cookie.js');
+  const sessionCookie = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`);
+  const cookieToken = (request) => sessionCookie.exec(request.headers.cookie ?? '')?.[1] ?? null;
   class SessionStrategy extends PassportStrategy(JwtStrategy, 'jwt') {
     constructor() {
       super({

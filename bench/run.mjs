@@ -251,23 +251,23 @@ async function main() {
     guardedRun = null,
   ) => {
     const noise = rawRun?.rounds?.length > 1 ? spread(rawRun.rounds) : null;
+    const guardedSpread = guardedRun?.rounds?.length > 1 ? spread(guardedRun.rounds).spread : null;
+    const ratioTo = (run) => (run ? +(serviceRun.rps / run.rps).toFixed(3) : null);
     const row = {
       name,
       ...serviceRun,
       rawRps: rawRun?.rps ?? null,
-      ratio: rawRun ? +(serviceRun.rps / rawRun.rps).toFixed(3) : null,
+      ratio: ratioTo(rawRun),
       bareRps: bareRun?.rps ?? null,
-      ratioToBare: bareRun ? +(serviceRun.rps / bareRun.rps).toFixed(3) : null,
+      ratioToBare: ratioTo(bareRun),
       bareLoggedRps: loggedRun?.rps ?? null,
-      ratioToBareLogged: loggedRun ? +(serviceRun.rps / loggedRun.rps).toFixed(3) : null,
+      ratioToBareLogged: ratioTo(loggedRun),
       guardedRps: guardedRun?.rps ?? null,
-      ratioToGuarded: guardedRun ? +(serviceRun.rps / guardedRun.rps).toFixed(3) : null,
-      guardedSpread: guardedRun?.rounds?.length > 1 ? spread(guardedRun.rounds).spread : null,
+      ratioToGuarded: ratioTo(guardedRun),
+      guardedSpread,
       guardedErrors: guardedRun?.errors ?? null,
       // A reference that refused requests or moved too much between rounds says nothing about the service.
-      guardedUnreliable: guardedRun
-        ? guardedRun.errors > 0 || spread(guardedRun.rounds).spread > NOISE_LIMIT
-        : null,
+      guardedUnreliable: guardedRun ? guardedRun.errors > 0 || guardedSpread > NOISE_LIMIT : null,
       serviceSpread: rounds?.length > 1 ? spread(rounds).spread : null,
       bareSpread: bareRun?.rounds?.length > 1 ? spread(bareRun.rounds).spread : null,
       rounds: rounds ?? null,
@@ -360,7 +360,7 @@ async function main() {
       await load({ url: `${bareNest.url}/health`, duration: 4 });
       await load({ url: `${bareLogged.url}/health`, duration: 4 });
       for (const [, request] of reads) await load({ ...serviceRequest(request), duration: 4 });
-      for (const request of [authGuard.key, authGuard.jwt, attempt.key, attempt.jwt, attempt.cookie]) {
+      for (const request of [...Object.values(authGuard), ...Object.values(attempt)]) {
         await load({ ...request, duration: 4 });
       }
       // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.

@@ -93,28 +93,28 @@ async function buildApp(
   });
   const cors = config.corsOrigins.length > 0;
   const corsOrigins = new Set(config.corsOrigins);
+  /** Why the first hook answers a request itself, if it does. */
+  const refusalOf = (request: FastifyRequest): Error | undefined => {
+    if (closing) return TransportErrors.shuttingDown();
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+      return TransportErrors.missingHost();
+    // @fastify/cors would answer it with a bare text/plain 400.
+    if (cors && request.method === 'OPTIONS' && !isPreflight(request))
+      return TransportErrors.invalidPreflight();
+    return undefined;
+  };
   // The adapter's request hook runs before every other one, CORS included: every answer, a preflight's or a
   // refusal's, carries the request id and the security headers.
   adapter.setOnRequestHook((request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
     void reply.headers(API_SECURITY_HEADERS).header('x-request-id', request.id);
     if (isHttpsRequest(request)) void reply.header('strict-transport-security', HSTS_HEADER);
     trackExchange(request.raw, reply.raw, request.id);
-    const refuse = (error: Error): void => {
-      // @fastify/cors never sees a request refused here: an allowed page must still be able to read the refusal.
-      if (cors) allowOrigin(request, reply, corsOrigins);
-      done(error);
-    };
-    if (closing) {
-      void reply.header('connection', 'close');
-      refuse(TransportErrors.shuttingDown());
-    } else if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      refuse(TransportErrors.missingHost());
-    } else if (cors && request.method === 'OPTIONS' && !isPreflight(request)) {
-      // @fastify/cors would answer it with a bare text/plain 400.
-      refuse(TransportErrors.invalidPreflight());
-    } else {
-      done();
-    }
+    const refusal = refusalOf(request);
+    if (refusal === undefined) return done();
+    if (closing) void reply.header('connection', 'close');
+    // @fastify/cors never sees a request refused here: an allowed page must still be able to read the refusal.
+    if (cors) allowOrigin(request, reply, corsOrigins);
+    done(refusal);
   });
   const batcher = new ResponseBatcher((error) => logger.error({ err: error }, 'writing a response failed'));
   fastify.addHook('onSend', (_request, _reply, payload, done) => batcher.defer(done, payload));

@@ -6,6 +6,7 @@ import {
   launchChromium,
   openDashboard,
   screenshots,
+  sessionToken,
   startDashboardApp,
   TestWallet,
 } from './utils/browser.js';
@@ -69,7 +70,7 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
       const wallet = await fundedWallet(2n * PRICE);
       const dashboard = await openDashboard(browser, `${t.url}/dashboard`, wallet);
       opened.push(dashboard);
-      const { context, page } = dashboard;
+      const { page } = dashboard;
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
       const subscribe = page.getByRole('button', { name: 'Subscribe: pay 5 TUSD' });
       await subscribe.waitFor();
@@ -92,9 +93,8 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
       expect(await token.balanceOf(wallet.account.address)).toBe(PRICE);
       expect(wallet.requests).toContain('eth_sendTransaction');
 
-      const cookie = (await context.cookies()).find((entry) => entry.name === 'tg_session')!;
       const status = await http(t.url).get(`/subscriptions/status?address=${wallet.account.address}`, {
-        token: cookie.value,
+        token: await sessionToken(page),
       });
       expect(status.body).toMatchObject({ status: 'active', active: true });
       // Credited, so the page no longer holds a payment waiting to be credited.

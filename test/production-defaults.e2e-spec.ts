@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as yaml from 'js-yaml';
+import { until } from './utils/receiver.js';
 import { startServiceProcess } from './utils/service-process.js';
 import { workerDatabaseUrl } from './utils/test-database.js';
 
@@ -26,14 +27,11 @@ async function startWarnings(env: Record<string, string>): Promise<string[]> {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as { level: number; msg: string });
-    for (
-      let waited = 0;
-      lines().filter((line) => line.msg === 'Tollgate is listening').length < 2;
-      waited += 100
-    ) {
-      if (waited > 60_000) throw new Error(`the workers did not listen:\n${service.output.join('')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(
+      () => lines().filter((line) => line.msg === 'Tollgate is listening').length >= 2,
+      60_000,
+      'both cluster workers to listen',
+    );
     return lines()
       .filter((line) => line.level === 40)
       .map((line) => line.msg);

@@ -21,8 +21,7 @@ import type { WebhookEndpointRecord } from './webhooks.repository.js';
 import { WebhookErrors } from './webhooks.errors.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { MAX_WEBHOOKS_PER_WALLET, WebhooksService } from './webhooks.service.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../common/ids/uuid.js';
 
 const DELIVERY = `Events are POSTed to the configuration's \`url\` as Standard Webhooks 1.0:
 
@@ -185,7 +184,7 @@ export class WebhooksController {
   @ApiErrors({ 404: ['webhook_not_found'] })
   async deleteWebhook(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
     // An id that is not a UUID names no configuration; answering 404 keeps it away from the uuid column.
-    if (!UUID.test(id)) throw WebhookErrors.notFound();
+    if (!isUuid(id)) throw WebhookErrors.notFound();
     await this.webhooks.delete(principal, id);
   }
 
@@ -206,7 +205,7 @@ export class WebhooksController {
     @Param('id') id: string,
   ): Promise<DeliveryResultDto> {
     // An id that is not a UUID names no delivery; answering 404 keeps it away from the uuid column.
-    if (!UUID.test(id)) throw WebhookErrors.deliveryNotFound();
+    if (!isUuid(id)) throw WebhookErrors.deliveryNotFound();
     return this.webhooks.retry(principal, id);
   }
 }

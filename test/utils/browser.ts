@@ -5,6 +5,7 @@ import { createWalletClient, defineChain, type Hex, http as viemHttp } from 'vie
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from '../../src/common/net/free-port.js';
 import { startTestApp, type TestApp } from './test-app.js';
+import { SESSION_COOKIE } from '../../src/auth/session-cookie.js';
 
 /** Debian's chromium (`apt-get install chromium`): the tests never download a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -223,8 +224,8 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 
 /** The session token the dashboard holds, read from its cookie. */
 export async function sessionToken(page: Page): Promise<string> {
-  const cookie = (await page.context().cookies()).find((entry) => entry.name === 'tg_session');
-  if (!cookie) throw new Error('no tg_session cookie in the browser');
+  const cookie = (await page.context().cookies()).find((entry) => entry.name === SESSION_COOKIE);
+  if (!cookie) throw new Error(`no ${SESSION_COOKIE} cookie in the browser`);
   return cookie.value;
 }
 

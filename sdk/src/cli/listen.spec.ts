@@ -1,10 +1,9 @@
 import { jest } from '@jest/globals';
 import { createTollgateClient } from '../client.js';
-import { listen } from './listen.js';
+import { listen, STOP_SIGNALS } from './listen.js';
 import { UsageError } from './settings.js';
 
 const WEBHOOK_ID = '6f1c2a4e-0d6b-4c1e-9a57-1f0b1c2d3e4f';
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 describe('tollgate listen', () => {
   it('names both settings when the service refuses a loopback receiver', async () => {

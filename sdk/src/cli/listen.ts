@@ -52,7 +52,7 @@ function answer(response: ServerResponse, status: number, text: string): void {
 }
 
 /** What ends a `listen`: Ctrl-C, a process manager's stop, the terminal closing. */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 function listenOn(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
