@@ -9,6 +9,8 @@ export interface ListenOptions {
     print: (line: string) => void;
     log: (line: string) => void;
 }
+/** What ends a `listen`: Ctrl-C, a process manager's stop, the terminal closing. */
+export declare const STOP_SIGNALS: readonly ["SIGINT", "SIGTERM", "SIGHUP"];
 /**
  * `tollgate listen --forward-to <url>`: a receiver on loopback, registered as a webhook of the signed-in wallet.
  * Each delivery's signature is checked with the secret the registration returned; a valid one is forwarded, raw

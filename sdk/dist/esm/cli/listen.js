@@ -34,7 +34,7 @@ function answer(response, status, text) {
     response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
 }
 /** What ends a `listen`: Ctrl-C, a process manager's stop, the terminal closing. */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 function listenOn(server, port) {
     return new Promise((resolve, reject) => {
         server.once('error', reject);
