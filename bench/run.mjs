@@ -628,6 +628,8 @@ async function main() {
       cores: cpus().length,
       cpu: cpus()[0].model,
       memoryGb: Math.round(totalmem() / 2 ** 30),
+      // Every process of the run (service, references, load generator) runs this node; the figures depend on it.
+      node: process.version,
       durationSeconds: DURATION,
       connections: CONNECTIONS,
       serviceRssMb: rss,
@@ -649,7 +651,7 @@ async function main() {
     const percent = (value) => (value === null || value === undefined ? '' : `${Math.round(value * 100)} %`);
     const deliveryRows = results.filter((row) => row.deliveriesPerSecond !== undefined);
     const lines = [
-      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}), ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
+      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}) with Node.js ${summary.node}, ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
       '',
       '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | ratio to bare + log line + passport as the service runs it | service spread |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
