@@ -11,6 +11,8 @@ const LIMITS = {
   HTTP_IDLE_TIMEOUT_MS: '1000',
   HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500',
 };
+/** A page allowed by CORS_ORIGINS, which must be able to read even the refusals of a closing server. */
+const ALLOWED_ORIGIN = 'https://app.example.com';
 
 /** The error object with its code, its request id equal to the header's, on a connection the server closes. */
 function expectErrorObject(answer: RawAnswer | undefined, status: number, code: string): void {
@@ -30,7 +32,7 @@ describe('connection limits', () => {
     `Content-Length: ${bodyLength}\r\n\r\n`;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: LIMITS });
+    t = await startTestApp({ env: { ...LIMITS, CORS_ORIGINS: ALLOWED_ORIGIN } });
     host = new URL(t.url).host;
   });
   afterAll(async () => {
@@ -109,7 +111,7 @@ describe('connection limits', () => {
     expect(await connection.nextAnswer()).toBeUndefined();
   });
 
-  it('answers a request that arrives on a busy connection while the server closes with 503 shutting_down', async () => {
+  it('answers a request that arrives on a busy connection while the server closes with 503 shutting_down, readable by an allowed page', async () => {
     const connection = await RawConnection.open(t.url);
     const body = `{"address":"${newWallet().address}"}`;
     // The first request is under way (its body incomplete) when the server starts closing.
@@ -118,11 +120,19 @@ describe('connection limits', () => {
     await sleep(100);
     const closed = fastify.close();
     await untilRefused(t.url);
-    // The rest of its body, and a second request on the same connection.
-    connection.write(body.slice(5) + `GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    // The rest of its body, and a second request on the same connection, from an allowed page.
+    connection.write(
+      body.slice(5) + `GET /health HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${ALLOWED_ORIGIN}\r\n\r\n`,
+    );
     const first = await connection.nextAnswer();
     expect(first?.status).toBe(200);
-    expectErrorObject(await connection.nextAnswer(), 503, 'shutting_down');
+    const refused = await connection.nextAnswer();
+    expectErrorObject(refused, 503, 'shutting_down');
+    expect({
+      allowed: refused?.headers['access-control-allow-origin'],
+      credentials: refused?.headers['access-control-allow-credentials'],
+      vary: refused?.headers.vary,
+    }).toEqual({ allowed: ALLOWED_ORIGIN, credentials: 'true', vary: 'Origin' });
     await connection.untilClosed();
     await closed;
   });
