@@ -1,12 +1,8 @@
 import type { Browser } from 'playwright-core';
 import {
-  closeDashboards,
-  type Dashboard,
+  DashboardPages,
   launchChromium,
-  openDashboard,
   screenshots,
-  sessionToken,
-  signIn,
   startDashboardApp,
   TestWallet,
 } from './utils/browser.js';
@@ -29,8 +25,8 @@ describe('dashboard: account panels in a real browser', () => {
   let browser: Browser;
   let receiver: Receiver;
   const operator = newWallet();
-  /** The dashboards the running test opened. */
-  const opened: Dashboard[] = [];
+  /** Opens the dashboards of each test and closes them after it. */
+  let pages: DashboardPages;
 
   beforeAll(async () => {
     t = await startDashboardApp({
@@ -43,30 +39,23 @@ describe('dashboard: account panels in a real browser', () => {
     });
     api = http(t.url);
     browser = await launchChromium();
+    pages = new DashboardPages(browser, `${t.url}/dashboard`);
     receiver = await Receiver.start();
   }, BROWSER_TIMEOUT);
   // No page of a test may have met a script error or a CSP refusal; each is closed even when the test failed.
-  afterEach(() => closeDashboards(opened.splice(0)));
+  afterEach(() => pages?.closeAll());
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();
     await t?.close();
   });
 
-  /** The dashboard signed in with `wallet` (a new one unless given), with its session token. */
-  async function signedIn(wallet = new TestWallet(newWallet())) {
-    const dashboard = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-    opened.push(dashboard);
-    await signIn(dashboard.page);
-    return { ...dashboard, wallet, token: await sessionToken(dashboard.page) };
-  }
-
   it(
     'signs out everywhere: every session of the wallet ends, and the page says so',
     async () => {
       const wallet = new TestWallet(newWallet());
-      const first = await signedIn(wallet);
-      const second = await signedIn(wallet);
+      const first = await pages.signedIn(wallet);
+      const second = await pages.signedIn(wallet);
       const key = await api.post('/api-keys', {
         token: second.token,
         body: { label: 'made by a session', scopes: ['READ_ONLY'] },
@@ -109,7 +98,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'signs out everywhere and, when asked, revokes the API keys its sessions made',
     async () => {
-      const { page, token } = await signedIn();
+      const { page, token } = await pages.signedIn();
       const made = await api.post('/api-keys', {
         token,
         body: { label: 'made by a session', scopes: ['READ_ONLY'] },
@@ -133,7 +122,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'creates keys that expire, shows when, and draws each key’s requests of the last 30 days',
     async () => {
-      const { wallet, page, token } = await signedIn();
+      const { wallet, page, token } = await pages.signedIn();
       await page.getByRole('tab', { name: 'API keys' }).click();
 
       // In 30 days, from the form.
@@ -211,7 +200,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'deletes a webhook after a confirmation',
     async () => {
-      const { page, token } = await signedIn();
+      const { page, token } = await pages.signedIn();
       const saved = await api.post('/webhooks', { token, body: { url: receiver.url } });
       expect(saved.status).toBe(200);
 
@@ -238,7 +227,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'warns when the paid period ends within three days, and renewing from the warning clears it',
     async () => {
-      const { wallet, page, token } = await signedIn();
+      const { wallet, page, token } = await pages.signedIn();
       // Not subscribed: nothing ends.
       await page.getByRole('button', { name: 'Subscribe' }).waitFor();
       expect(await page.getByTestId('ends-soon').count()).toBe(0);
@@ -261,7 +250,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'says why a key cannot be created yet, and stops offering a key once it is revoked',
     async () => {
-      const { page } = await signedIn();
+      const { page } = await pages.signedIn();
       await page.getByRole('tab', { name: 'API keys' }).click();
       await page.getByLabel('Label').fill('nightly export');
       await page.getByRole('checkbox', { name: /READ_ONLY/ }).uncheck();
@@ -290,7 +279,7 @@ describe('dashboard: account panels in a real browser', () => {
   it(
     'lists the events newest first, a page at a time, filtered by type, each with its data',
     async () => {
-      const { wallet, page, token } = await signedIn();
+      const { wallet, page, token } = await pages.signedIn();
       const renewed = await api.post('/subscriptions/renew', {
         token,
         body: { address: wallet.account.address },
@@ -347,12 +336,12 @@ describe('dashboard: account panels in a real browser', () => {
     'lets an operator see that a customer’s period ends soon and renew it for them',
     async () => {
       const customer = newWallet();
-      const own = await signedIn(new TestWallet(customer));
+      const own = await pages.signedIn(new TestWallet(customer));
       await own.page.getByRole('button', { name: 'Subscribe' }).click();
       await own.page.getByTestId('ends-soon').waitFor();
       await own.context.close();
 
-      const { page, token } = await signedIn(new TestWallet(operator));
+      const { page, token } = await pages.signedIn(new TestWallet(operator));
       await page.getByRole('tab', { name: 'Operators' }).click();
       await page.getByLabel('Wallet address').fill(customer.address);
       await page.getByRole('button', { name: 'Look up' }).click();

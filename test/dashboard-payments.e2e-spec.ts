@@ -1,10 +1,8 @@
 import { getAddress } from 'viem';
 import type { Browser } from 'playwright-core';
 import {
-  closeDashboards,
-  type Dashboard,
+  DashboardPages,
   launchChromium,
-  openDashboard,
   screenshots,
   sessionToken,
   startDashboardApp,
@@ -29,17 +27,18 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
   let t: TestApp;
   let browser: Browser;
   const receiver = getAddress(newWallet().address);
-  /** The dashboards the running test opened. */
-  const opened: Dashboard[] = [];
+  /** Opens the dashboards of each test and closes them after it. */
+  let pages: DashboardPages;
 
   beforeAll(async () => {
     chain = await startTestChain();
     token = await chain.deployToken('Test USD', 'TUSD', 6);
     t = await startDashboardApp(erc20PaymentEnv(chain, token, receiver, PRICE));
     browser = await launchChromium();
+    pages = new DashboardPages(browser, `${t.url}/dashboard`);
   }, BROWSER_TIMEOUT);
   // No page of a test may have met a script error or a CSP refusal; each is closed even when the test failed.
-  afterEach(() => closeDashboards(opened.splice(0)));
+  afterEach(() => pages?.closeAll());
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -68,8 +67,7 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
     'sends the transfer from the wallet, then renews with its hash',
     async () => {
       const wallet = await fundedWallet(2n * PRICE);
-      const dashboard = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-      opened.push(dashboard);
+      const dashboard = await pages.signedOut(wallet);
       const { page } = dashboard;
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
       const subscribe = page.getByRole('button', { name: 'Subscribe: pay 5 TUSD' });

@@ -2,10 +2,8 @@ import type { Browser } from 'playwright-core';
 import { http } from './utils/http.js';
 import { Receiver } from './utils/receiver.js';
 import {
-  closeDashboards,
-  type Dashboard,
+  DashboardPages,
   launchChromium,
-  openDashboard,
   screenshots,
   sessionToken,
   signIn,
@@ -28,8 +26,8 @@ describe('dashboard in a real browser', () => {
   let browser: Browser;
   let receiver: Receiver;
   const operator = newWallet();
-  /** The dashboards the running test opened. */
-  const opened: Dashboard[] = [];
+  /** Opens the dashboards of each test and closes them after it. */
+  let pages: DashboardPages;
 
   beforeAll(async () => {
     t = await startDashboardApp({
@@ -39,30 +37,17 @@ describe('dashboard in a real browser', () => {
     });
     api = http(t.url);
     browser = await launchChromium();
+    pages = new DashboardPages(browser, `${t.url}/dashboard`);
     // The first delivery fails, so the log has one to retry.
     receiver = await Receiver.start((index) => ({ status: index === 0 ? 500 : 200 }));
   }, BROWSER_TIMEOUT);
   // No page of a test may have met a script error or a CSP refusal; each is closed even when the test failed.
-  afterEach(() => closeDashboards(opened.splice(0)));
+  afterEach(() => pages?.closeAll());
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();
     await t?.close();
   });
-
-  /** The dashboard on its sign-in screen, with `wallet` injected or none. */
-  async function signedOut(wallet?: TestWallet) {
-    const dashboard = await openDashboard(browser, `${t.url}/dashboard`, wallet);
-    opened.push(dashboard);
-    return dashboard;
-  }
-
-  /** The dashboard signed in with `wallet` (a new one unless given), with its session token. */
-  async function signedIn(wallet = new TestWallet(newWallet())) {
-    const dashboard = await signedOut(wallet);
-    await signIn(dashboard.page);
-    return { ...dashboard, wallet, token: await sessionToken(dashboard.page) };
-  }
 
   it('is served at /dashboard with a strict CSP, and / redirects there', async () => {
     const root = await fetch(`${t.url}/`, { redirect: 'manual' });
@@ -90,7 +75,7 @@ describe('dashboard in a real browser', () => {
   it(
     'says so when no wallet is installed',
     async () => {
-      const { page } = await signedOut();
+      const { page } = await pages.signedOut();
       await page.getByText('No wallet found.').waitFor();
       expect(await page.getByRole('button', { name: /Sign in with/ }).count()).toBe(0);
       await screenshots(page, 'signin-no-wallet');
@@ -103,7 +88,7 @@ describe('dashboard in a real browser', () => {
     async () => {
       const wallet = new TestWallet(newWallet());
       wallet.rejectSignatures = true;
-      const { context, page } = await signedOut(wallet);
+      const { context, page } = await pages.signedOut(wallet);
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
       await page.getByRole('alert').filter({ hasText: 'You rejected the signature request' }).waitFor();
       expect(await context.cookies()).toEqual([]);
@@ -125,7 +110,7 @@ describe('dashboard in a real browser', () => {
     'signs in, renews, creates, uses and revokes a key, tests a webhook and signs out',
     async () => {
       const wallet = new TestWallet(newWallet());
-      const { context, page } = await signedOut(wallet);
+      const { context, page } = await pages.signedOut(wallet);
       await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
       await screenshots(page, 'signin');
       await signIn(page);
@@ -286,7 +271,7 @@ describe('dashboard in a real browser', () => {
   it(
     'goes back to sign-in with a message when the session ends',
     async () => {
-      const { page, token } = await signedIn();
+      const { page, token } = await pages.signedIn();
       // The panel's first calls done: had one of them met the ended session, the page would already be on sign-in.
       await page.getByRole('button', { name: 'Subscribe' }).waitFor();
       await page.waitForLoadState('networkidle');
@@ -304,7 +289,7 @@ describe('dashboard in a real browser', () => {
     'lets an operator look up and manage another address',
     async () => {
       const customer = newWallet();
-      const { page, token } = await signedIn(new TestWallet(operator));
+      const { page, token } = await pages.signedIn(new TestWallet(operator));
       await page.getByRole('tab', { name: 'Operators' }).click();
 
       await page.getByLabel('Wallet address').fill('0x1234');

@@ -5,6 +5,7 @@ import { createWalletClient, defineChain, type Hex, http as viemHttp } from 'vie
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from '../../src/common/net/free-port.js';
 import { startTestApp, type TestApp } from './test-app.js';
+import { newWallet } from './wallet.js';
 import { SESSION_COOKIE } from '../../src/auth/session-cookie.js';
 
 /** Debian's chromium (`apt-get install chromium`): the tests never download a browser. */
@@ -157,7 +158,7 @@ export interface Dashboard {
 }
 
 /** A fresh browser context (its own cookies) on `url`, with `wallet` injected before the page loads, or none. */
-export async function openDashboard(browser: Browser, url: string, wallet?: TestWallet): Promise<Dashboard> {
+async function openDashboard(browser: Browser, url: string, wallet?: TestWallet): Promise<Dashboard> {
   const context = await browser.newContext({ viewport: DESKTOP });
   if (wallet) {
     await context.exposeFunction('__testWalletRequest', (method: string, params: unknown[]) =>
@@ -179,14 +180,40 @@ export async function openDashboard(browser: Browser, url: string, wallet?: Test
 }
 
 /**
- * Closes `dashboards`, then fails on any script error or CSP refusal they met: closed first, so a test that already
- * failed leaves no page open.
+ * The dashboards one spec opens at `url`, each kept until `closeAll()` (the spec's afterEach) closes it, then fails
+ * on any script error or CSP refusal it met: closed first, so a test that already failed leaves no page open.
  */
-export async function closeDashboards(dashboards: Dashboard[]): Promise<void> {
-  await Promise.all(dashboards.map(({ context }) => context.close()));
-  const errors = dashboards.flatMap(({ consoleErrors }) => consoleErrors);
-  if (errors.length > 0) {
-    throw new Error(`The dashboard met script errors or CSP refusals:\n${errors.join('\n')}`);
+export class DashboardPages {
+  private readonly opened: Dashboard[] = [];
+
+  constructor(
+    private readonly browser: Browser,
+    private readonly url: string,
+  ) {}
+
+  /** The dashboard on its sign-in screen, with `wallet` injected or none. */
+  async signedOut(wallet?: TestWallet): Promise<Dashboard> {
+    const dashboard = await openDashboard(this.browser, this.url, wallet);
+    this.opened.push(dashboard);
+    return dashboard;
+  }
+
+  /** The dashboard signed in with `wallet` (a new one unless given), with its session token. */
+  async signedIn(
+    wallet = new TestWallet(newWallet()),
+  ): Promise<Dashboard & { wallet: TestWallet; token: string }> {
+    const dashboard = await this.signedOut(wallet);
+    await signIn(dashboard.page);
+    return { ...dashboard, wallet, token: await sessionToken(dashboard.page) };
+  }
+
+  async closeAll(): Promise<void> {
+    const dashboards = this.opened.splice(0);
+    await Promise.all(dashboards.map(({ context }) => context.close()));
+    const errors = dashboards.flatMap(({ consoleErrors }) => consoleErrors);
+    if (errors.length > 0) {
+      throw new Error(`The dashboard met script errors or CSP refusals:\n${errors.join('\n')}`);
+    }
   }
 }
 
