@@ -10,6 +10,7 @@ import {
 import { SubscriptionExpiringEventDto } from '../subscriptions/dto/subscription-expiring-event.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
+import type { EventType } from '../events/event-types.js';
 import { ErrorResponseDto } from '../common/http/error-response.dto.js';
 import { REQUEST_ID } from '../common/http/request-id.js';
 import { NEXT_CURSOR_DESCRIPTION } from '../common/pagination/cursor-page.js';
@@ -97,30 +98,30 @@ const TAGS: ReadonlyArray<[name: string, description: string]> = [
   ['health', 'Liveness and readiness for load balancers and orchestrators.'],
 ];
 
-/** Each event type, with the schema of the body it is delivered with. */
-const WEBHOOK_EVENTS: ReadonlyArray<[type: string, model: Type<unknown>, summary: string]> = [
-  ['subscription.renewed', SubscriptionRenewedEventDto, 'A renewal was accepted.'],
-  ['subscription.canceled', SubscriptionCanceledEventDto, 'A cancel was accepted.'],
-  ['subscription.expired', SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
-  ['api_key.created', ApiKeyCreatedEventDto, 'The wallet created an API key.'],
-  ['api_key.revoked', ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],
-  [
-    'api_key.expiring',
+/**
+ * Each event type, with the schema of the body it is delivered with: a `Record` over `EventType`, so a type added to
+ * EVENT_TYPES does not compile until it is described here.
+ */
+const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary: string]>> = {
+  'subscription.renewed': [SubscriptionRenewedEventDto, 'A renewal was accepted.'],
+  'subscription.canceled': [SubscriptionCanceledEventDto, 'A cancel was accepted.'],
+  'subscription.expired': [SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
+  'api_key.created': [ApiKeyCreatedEventDto, 'The wallet created an API key.'],
+  'api_key.revoked': [ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],
+  'api_key.expiring': [
     ApiKeyExpiringEventDto,
     'An API key expires within API_KEY_EXPIRY_NOTICE_HOURS (default 7 days): once per key, at creation when it is that close already.',
   ],
-  [
-    'api_key.expired',
+  'api_key.expired': [
     ApiKeyExpiredEventDto,
     'An API key reached its expiresAt (within 5 s): once per key. Revoked keys get neither expiry event.',
   ],
-  ['webhook.test', WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
-  [
-    'subscription.expiring',
+  'webhook.test': [WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
+  'subscription.expiring': [
     SubscriptionExpiringEventDto,
     'An active period ends within SUBSCRIPTION_EXPIRING_NOTICE_HOURS (once per period end).',
   ],
-];
+};
 
 const WEBHOOK_HEADERS = {
   'webhook-id': 'The event id, the same on every retry: drop duplicates with it.',
@@ -136,7 +137,7 @@ const WEBHOOK_HEADERS = {
  */
 function withWebhooks(document: OpenAPIObject): OpenAPIObject {
   const webhooks = Object.fromEntries(
-    WEBHOOK_EVENTS.map(([type, model, summary]) => [
+    Object.entries(WEBHOOK_EVENTS).map(([type, [model, summary]]) => [
       type,
       {
         post: {
@@ -377,7 +378,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   for (const [name, description] of TAGS) config.addTag(name, description);
   const document = SwaggerModule.createDocument(app, config.build(), {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
-    extraModels: [ErrorResponseDto, ...WEBHOOK_EVENTS.map(([, model]) => model)],
+    extraModels: [ErrorResponseDto, ...Object.values(WEBHOOK_EVENTS).map(([model]) => model)],
   });
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
