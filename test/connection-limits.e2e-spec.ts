@@ -13,6 +13,8 @@ const LIMITS = {
 };
 /** A page allowed by CORS_ORIGINS, which must be able to read even the refusals of a closing server. */
 const ALLOWED_ORIGIN = 'https://app.example.com';
+/** What such a page may read besides the CORS-safe headers: the next page's cursor and the request id. */
+const EXPOSED_HEADERS = 'x-next-cursor, x-request-id';
 
 /** The error object with its code, its request id equal to the header's, on a connection the server closes. */
 function expectErrorObject(answer: RawAnswer | undefined, status: number, code: string): void {
@@ -131,8 +133,9 @@ describe('connection limits', () => {
     expect({
       allowed: refused?.headers['access-control-allow-origin'],
       credentials: refused?.headers['access-control-allow-credentials'],
+      exposed: refused?.headers['access-control-expose-headers'],
       vary: refused?.headers.vary,
-    }).toEqual({ allowed: ALLOWED_ORIGIN, credentials: 'true', vary: 'Origin' });
+    }).toEqual({ allowed: ALLOWED_ORIGIN, credentials: 'true', exposed: EXPOSED_HEADERS, vary: 'Origin' });
     await connection.untilClosed();
     await closed;
   });
