@@ -137,7 +137,7 @@ async function buildApp(
   app.useGlobalPipes(createValidationPipe());
   // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 400.
   app.useGlobalGuards(new UnexpectedBodyGuard());
-  if (config.corsOrigins.length > 0) {
+  if (cors) {
     app.enableCors({
       origin: [...config.corsOrigins],
       credentials: true,

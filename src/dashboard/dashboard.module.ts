@@ -8,27 +8,16 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { DashboardBuild, defaultDashboardDir, type DashboardAsset } from './dashboard-assets.js';
 
-export const DASHBOARD_DIR = Symbol('DASHBOARD_DIR');
-
 /**
  * Serves the web dashboard (web/, built by `npm run build` into dist/web, or by `npm run dev` into DASHBOARD_DIR) at
  * /dashboard, and sends `/` there. The files are static and public: the page signs in through the public API like
  * any other client, and everything it shows comes from API calls made with the session cookie. Registered on
  * Fastify directly, like /docs, so the pages stay out of the API's route table, guards and OpenAPI document.
  */
-@Module({
-  providers: [
-    {
-      provide: DASHBOARD_DIR,
-      useFactory: (config: AppConfig) => config.dashboardDir ?? defaultDashboardDir(),
-      inject: [APP_CONFIG],
-    },
-  ],
-})
+@Module({})
 export class DashboardModule implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(DASHBOARD_DIR) private readonly dir: string,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -39,7 +28,9 @@ export class DashboardModule implements OnModuleInit {
     const fastify = adapter.getInstance<FastifyInstance>();
     // Only `npm run dev` rebuilds the folder under a running service, and it runs outside production, though not
     // always as `development` (its end-to-end test runs under NODE_ENV=test).
-    const build = new DashboardBuild(this.dir, { reload: this.config.nodeEnv !== 'production' });
+    const build = new DashboardBuild(this.config.dashboardDir ?? defaultDashboardDir(), {
+      reload: this.config.nodeEnv !== 'production',
+    });
     const send = (reply: FastifyReply, asset: DashboardAsset): FastifyReply =>
       reply
         .headers(DASHBOARD_SECURITY_HEADERS)

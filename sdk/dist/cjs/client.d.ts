@@ -35,12 +35,12 @@ type Method = Parameters<Client<paths>['request']>[0];
  * client's `timeout` and `maxRetries`, e.g. `CallOptions<'/subscriptions/status', 'get'>`.
  */
 export type CallOptions<Path extends keyof paths, M extends Method> = NonNullable<MaybeOptionalInit<paths[Path], M>> & RequestSettings;
+/** A call's options with the `parseAs` it was given, which types the answer's `data` (CallResult). */
+type CallOptionsAs<Path extends keyof paths, M extends Method, As extends ParseAs> = {
+    parseAs?: As;
+} & CallOptions<Path, M>;
 /** The options argument, left optional when the operation requires neither parameters nor a body. */
-type CallInit<Path extends keyof paths, M extends Method, As extends ParseAs> = undefined extends MaybeOptionalInit<paths[Path], M> ? [options?: CallOptions<Path, M> & {
-    parseAs?: As;
-}] : [options: CallOptions<Path, M> & {
-    parseAs?: As;
-}];
+type CallInit<Path extends keyof paths, M extends Method, As extends ParseAs> = undefined extends MaybeOptionalInit<paths[Path], M> ? [options?: CallOptionsAs<Path, M, As>] : [options: CallOptionsAs<Path, M, As>];
 /** openapi-fetch's answer to a call, of any media type; `As` (the call's `parseAs`) types `data`. */
 type CallResult<Path extends keyof paths, M extends Method, As extends ParseAs> = Promise<FetchResponse<NonNullable<paths[Path][M]>, {
     parseAs: As;

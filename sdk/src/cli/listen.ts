@@ -8,6 +8,7 @@ import { verifyWebhook, WebhookVerificationError } from '../webhooks.js';
 import { UsageError } from './settings.js';
 
 type EventType = NonNullable<components['schemas']['SaveWebhookDto']['events']>[number];
+type SavedWebhook = components['schemas']['SavedWebhookDto'];
 
 export interface ListenOptions {
   forwardTo: string;
@@ -69,14 +70,14 @@ function listenOn(server: Server, port: number): Promise<number> {
  */
 export async function listen(client: TollgateClient, options: ListenOptions): Promise<void> {
   // Known once the registration answers; the server must listen first, to have a URL to register.
-  const registration: { secret?: string } = {};
+  let saved: SavedWebhook | undefined;
   const server = createServer((request, response) => {
     void (async () => {
       const body = await readBody(request);
       const time = new Date().toISOString();
       if (request.method !== 'POST') return answer(response, 405, 'POST only');
       // A delivery that raced the registration's answer is retried by the service.
-      const secret = registration.secret;
+      const secret = saved?.secret;
       if (secret === undefined) return answer(response, 503, 'not ready');
       let event;
       try {
@@ -113,7 +114,6 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
   const url = `http://127.0.0.1:${port}/`;
   // Caught from before the registration: a Ctrl-C (or a closed terminal) while it is under way still deletes the
   // webhook it makes, instead of killing the process and leaving the webhook behind.
-  let registered = false;
   let stopping = false;
   let requestStop!: () => void;
   const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
@@ -121,7 +121,7 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
     // A second one quits at once: whoever presses Ctrl-C twice does not want to wait for the service.
     if (stopping) return process.exit(130);
     stopping = true;
-    if (!registered)
+    if (saved === undefined)
       options.log('stopping once the webhook is registered, to delete it (Ctrl-C again to quit now)');
     requestStop();
   };
@@ -129,7 +129,6 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
   const releaseSignals = (): void => {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   };
-  let saved;
   try {
     saved = await unwrap(
       client.POST('/webhooks', {
@@ -152,8 +151,6 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
     }
     throw error;
   }
-  registered = true;
-  registration.secret = saved.secret;
   const webhookId = saved.id;
   if (!stopping) {
     options.log(

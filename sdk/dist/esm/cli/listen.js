@@ -49,7 +49,7 @@ function listenOn(server, port) {
  */
 export async function listen(client, options) {
     // Known once the registration answers; the server must listen first, to have a URL to register.
-    const registration = {};
+    let saved;
     const server = createServer((request, response) => {
         void (async () => {
             const body = await readBody(request);
@@ -57,7 +57,7 @@ export async function listen(client, options) {
             if (request.method !== 'POST')
                 return answer(response, 405, 'POST only');
             // A delivery that raced the registration's answer is retried by the service.
-            const secret = registration.secret;
+            const secret = saved?.secret;
             if (secret === undefined)
                 return answer(response, 503, 'not ready');
             let event;
@@ -97,7 +97,6 @@ export async function listen(client, options) {
     const url = `http://127.0.0.1:${port}/`;
     // Caught from before the registration: a Ctrl-C (or a closed terminal) while it is under way still deletes the
     // webhook it makes, instead of killing the process and leaving the webhook behind.
-    let registered = false;
     let stopping = false;
     let requestStop;
     const stopRequested = new Promise((resolve) => (requestStop = resolve));
@@ -106,7 +105,7 @@ export async function listen(client, options) {
         if (stopping)
             return process.exit(130);
         stopping = true;
-        if (!registered)
+        if (saved === undefined)
             options.log('stopping once the webhook is registered, to delete it (Ctrl-C again to quit now)');
         requestStop();
     };
@@ -116,7 +115,6 @@ export async function listen(client, options) {
         for (const signal of STOP_SIGNALS)
             process.off(signal, onSignal);
     };
-    let saved;
     try {
         saved = await unwrap(client.POST('/webhooks', {
             body: {
@@ -136,8 +134,6 @@ export async function listen(client, options) {
         }
         throw error;
     }
-    registered = true;
-    registration.secret = saved.secret;
     const webhookId = saved.id;
     if (!stopping) {
         options.log(`listening on ${url} as webhook ${webhookId} (events: ${saved.events.join(', ')}), forwarding to ` +
