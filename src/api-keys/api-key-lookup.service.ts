@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CACHE_TOPICS } from '../cache/cache-topics.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
-import { InvalidationLog, type InvalidationTicket } from '../cache/invalidation-log.service.js';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { ApiKeysRepository, type ApiKeyCredential } from './api-keys.repository.js';
 
 /**
@@ -24,10 +24,9 @@ export class ApiKeyLookup {
     });
   }
 
-  /** `digest`: the key's SHA-256; `ticket`: the request's (InvalidationLog.requestTicket). */
-  find(digest: Buffer, ticket?: InvalidationTicket): Promise<ApiKeyCredential | undefined> {
+  /** `digest`: the key's SHA-256. */
+  find(digest: Buffer): Promise<ApiKeyCredential | undefined> {
     return this.live.getOrLoad(digest.toString('hex'), () => this.repository.findByDigest(digest), {
-      ticket,
       cacheable: (key) => key.revokedAt === null,
     });
   }

@@ -14,8 +14,8 @@ import { ApiKeyLookup } from './api-key-lookup.service.js';
 
 /**
  * passport-custom strategy 'api-key', for `Authorization: Bearer tg_…` (it claims that shape in CredentialRoutes, so
- * the access guard sends it nothing else). A key of the wrong shape or checksum is refused before any database
- * work; a well-formed one is looked up by its SHA-256 digest (computed on every request: the plaintext key is never
+ * the access guard sends it nothing else). A key of the wrong shape or checksum is refused before any lookup; a
+ * well-formed one is looked up by its SHA-256 digest (computed on every request: the plaintext key is never
  * kept). Each use is counted (ApiKeyUsageTracker).
  */
 @Injectable()
@@ -36,7 +36,7 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   async validate(request: CredentialRequest): Promise<Principal> {
     const token = bearerToken(request);
     if (token === null || !isWellFormedApiKey(token)) throw AuthErrors.invalidApiKey();
-    const key = await this.lookup.find(digestApiKey(token), request.cacheTicket);
+    const key = await this.lookup.find(digestApiKey(token));
     if (!key) throw AuthErrors.invalidApiKey();
     if (key.revokedAt) throw AuthErrors.apiKeyRevoked();
     // The cached key carries its expiry, so every instance refuses it from that moment on, with no invalidation.

@@ -4,7 +4,7 @@ import { storageAddress } from '../common/address/wallet-address.js';
 import type { SqlExecutor } from '../database/database.service.js';
 import { Database } from '../database/database.service.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
-import { InvalidationLog, type InvalidationTicket } from '../cache/invalidation-log.service.js';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { AuthRepository } from './auth.repository.js';
 
 /**
@@ -47,32 +47,25 @@ export class SessionRevocations {
     });
   }
 
-  /** `ticket`, here and below: the request's (InvalidationLog.requestTicket). */
-  async isRevoked(jti: string, ticket?: InvalidationTicket): Promise<boolean> {
-    const cached = await this.notRevoked.getOrLoad(
-      jti,
-      async () => ((await this.repository.isTokenRevoked(jti)) ? undefined : true),
-      { ticket },
+  async isRevoked(jti: string): Promise<boolean> {
+    const cached = await this.notRevoked.getOrLoad(jti, async () =>
+      (await this.repository.isTokenRevoked(jti)) ? undefined : true,
     );
     return cached === undefined;
   }
 
   /** What a session token of the address must carry to be live (see {@link SessionsNotBefore}). */
-  async sessionsNotBefore(address: string, ticket?: InvalidationTicket): Promise<SessionsNotBefore> {
+  async sessionsNotBefore(address: string): Promise<SessionsNotBefore> {
     const key = storageAddress(address);
-    const cutoff = await this.cutoffs.getOrLoad(
-      key,
-      async () => {
-        const found = await this.repository.sessionCutoff(key);
-        return found
-          ? {
-              generation: Number(found.generation),
-              seconds: Math.floor(found.notBefore.getTime() / 1000) + 1,
-            }
-          : NO_CUTOFF;
-      },
-      { ticket },
-    );
+    const cutoff = await this.cutoffs.getOrLoad(key, async () => {
+      const found = await this.repository.sessionCutoff(key);
+      return found
+        ? {
+            generation: Number(found.generation),
+            seconds: Math.floor(found.notBefore.getTime() / 1000) + 1,
+          }
+        : NO_CUTOFF;
+    });
     return cutoff ?? NO_CUTOFF;
   }
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { CacheTopic } from './cache-topics.js';
-import type { InvalidationLog, InvalidationTicket } from './invalidation-log.service.js';
+import type { InvalidationLog } from './invalidation-log.service.js';
 
 export interface InvalidatedCacheOptions {
   /** Invalidations the triggers write under this topic drop the entry stored under their key. */
@@ -12,15 +12,15 @@ export interface InvalidatedCacheOptions {
 export interface GetOrLoadOptions<Value extends object | true> {
   /** Whether a loaded value may be stored (default: always). */
   cacheable?: (value: Value) => boolean;
-  /** The request's ticket (InvalidationLog.requestTicket); without it, a new one. */
-  ticket?: InvalidationTicket;
 }
 
 /**
- * A read-through cache of database answers that every instance drops the moment the answer changes. It answers
- * only after the invalidation barrier (so nothing committed before the request is missed), and never stores an
- * answer loaded while an invalidation was applied (the load may have read the old row). Bounded in entries (least
- * recently used first out) and in age, so a missed invalidation could not outlive `ttlMs`.
+ * A read-through cache of database answers that every instance drops the moment the answer changes. It is read on
+ * the request path of protected routes, which the access guard admits through the invalidation barrier first, so
+ * nothing committed before the request arrived is missed (InvalidationLog); it answers only while the log is
+ * trusted, and never stores an answer loaded while an invalidation was applied (the load may have read the old
+ * row). Bounded in entries (least recently used first out) and in age, so a missed invalidation could not outlive
+ * `ttlMs`.
  */
 export class InvalidatedCache<Value extends object | true> {
   private readonly cache: LRUCache<string, Value>;
@@ -35,16 +35,13 @@ export class InvalidatedCache<Value extends object | true> {
     log.onReset(() => this.clear());
   }
 
-  /**
-   * The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). Given the
-   * request's ticket, a request that consults several caches passes the barrier once.
-   */
+  /** The cached value, or the loaded one (stored when `cacheable` says so and nothing changed meanwhile). */
   async getOrLoad(
     key: string,
     load: () => Promise<Value | undefined>,
-    { cacheable = () => true, ticket }: GetOrLoadOptions<Value> = {},
+    { cacheable = () => true }: GetOrLoadOptions<Value> = {},
   ): Promise<Value | undefined> {
-    const trusted = await this.log.barrier(ticket);
+    const trusted = this.log.trusted;
     if (trusted) {
       const hit = this.cache.get(key);
       if (hit !== undefined) return hit;

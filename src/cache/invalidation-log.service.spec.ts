@@ -46,28 +46,21 @@ describe('InvalidationLog', () => {
     await expect(Promise.all([first, second])).resolves.toEqual([true, true]);
   });
 
-  it('gives a request one ticket, on first use, and a new one to every read without a request', () => {
-    const outside = [log.ticket(), log.ticket()];
-    expect(outside[1]).toBeGreaterThan(outside[0]!);
-    const a = {};
-    const b = {};
-    const first = log.requestTicket(a);
-    expect(log.requestTicket(b)).toBeGreaterThan(first);
-    expect(log.requestTicket(a)).toBe(first);
-  });
-
-  it('passes a ticket already covered by a finished read without asking again', async () => {
-    const ticket = log.ticket();
-    const barrier = log.barrier(ticket);
+  it('trusts the caches only once a read has succeeded, and not after one fails', async () => {
+    expect(log.trusted).toBe(false);
+    const first = log.barrier();
     await turn();
     db.reads[0]!.answer(nothing('100'));
-    await barrier;
-    await expect(log.barrier(ticket)).resolves.toBe(true);
+    await first;
+    expect(log.trusted).toBe(true);
+    const failing = log.barrier();
     await turn();
-    expect(db.reads).toHaveLength(1);
+    db.reads[1]!.fail(new Error('connection terminated'));
+    await failing;
+    expect(log.trusted).toBe(false);
   });
 
-  it('never lets a read that began before the ticket vouch for it', async () => {
+  it('never lets a read that began before the call vouch for it', async () => {
     const early = log.barrier();
     await turn();
     const late = log.barrier();

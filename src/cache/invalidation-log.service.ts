@@ -15,42 +15,19 @@ const MIN_READ_SPACING_MS = 1;
 export type InvalidationListener = (key: string) => void;
 
 /**
- * A point in this process's order of events, taken once a request has arrived: every invalidation committed before
- * it must be applied before a cache answers that request. Later reads for the same request reuse it.
- */
-export type InvalidationTicket = number;
-
-/**
- * A request as the cache layer sees it: the ticket it was given when it arrived (the access guard gives every
- * request one). Passed down explicitly, as an optional argument: a read without it takes a new ticket, which is
- * always correct (later than the request's arrival), only it may wait for one more read.
- */
-export interface TicketCarrier {
-  cacheTicket?: InvalidationTicket;
-}
-
-const TRUSTED: Promise<boolean> = Promise.resolve(true);
-
-interface Read {
-  /** Taken just before the query is sent, so PostgreSQL's snapshot is later than every smaller ticket. */
-  startedAt: InvalidationTicket;
-  outcome: Promise<boolean>;
-}
-
-/**
  * Strict cross-instance invalidation for the credential and status caches, through PostgreSQL itself.
  *
  * A change writes an invalidation row in its own transaction (database triggers do, see the migration
- * CacheInvalidationTriggers). Before a cache may answer, the request passes a
- * barrier: a read of the invalidations of every transaction not yet seen, started after the request's ticket was
- * taken. Whatever committed before a request arrived is therefore applied before that request is answered, on
- * every instance: a revoked key or a logged-out token is refused on its very next request anywhere.
+ * CacheInvalidationTriggers). The access guard admits every request to a protected route through the barrier: a
+ * read of the invalidations of every transaction not yet seen, started after the request arrived. Whatever
+ * committed before a request arrived is therefore applied before any cache answers that request, on every
+ * instance: a revoked key or a logged-out token is refused on its very next request anywhere. The caches then only
+ * ask whether the log is {@link trusted}; no ticket travels with the request.
  *
  * One read serves every request waiting when it starts: requests that arrive in the same turn of the event loop
- * join one read, started once that turn's work is queued, and a request that consults several caches passes the
- * barrier once (its ticket is already covered). One read is under way at a time; the requests that arrive during it
- * share the next, started when it ends but no sooner than a millisecond after it started: overlapping or back-to-back
- * reads would each serve fewer requests, for more queries and CPU (docs/performance.md).
+ * join one read, started once that turn's work is queued. One read is under way at a time; the requests that
+ * arrive during it share the next, started when it ends but no sooner than a millisecond after it started:
+ * overlapping or back-to-back reads would each serve fewer requests, for more queries and CPU (docs/performance.md).
  *
  * Transactions are tracked by id, not by row order: a row is read again until no transaction older than it can
  * still be running (the snapshot's xmin passed it), so one that commits late is never skipped. Applying an
@@ -63,11 +40,8 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   private readonly resetListeners = new Set<() => void>();
   /** Transactions with ids below this had all committed or aborted when last read. */
   private horizon: bigint | undefined;
-  private clock: InvalidationTicket = 0;
-  /** Every ticket below this is covered: a read started after it succeeded and its invalidations are applied. */
-  private coveredBelow: InvalidationTicket = 0;
-  /** The read under way, if any. */
-  private current: Read | undefined;
+  /** Whether a read is under way (its callers wait for it; later callers for the next). */
+  private reading = false;
   /** The read the current waiters will share, started on the next turn of the event loop (or when one ends). */
   private pending: { outcome: Promise<boolean>; resolve: (trusted: Promise<boolean>) => void } | undefined;
   private pendingScheduled = false;
@@ -88,34 +62,27 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     this.resetListeners.add(listener);
   }
 
-  /** A new ticket (see {@link InvalidationTicket}). */
-  ticket(): InvalidationTicket {
-    return ++this.clock;
+  /**
+   * Whether the caches may answer: the last read of the log succeeded. Once a request has passed the barrier, every
+   * invalidation committed before it arrived is applied while this holds; when a read fails, caches are cleared and
+   * stand aside until one succeeds again (and that read started after the request arrived too).
+   */
+  get trusted(): boolean {
+    return this.horizon !== undefined;
   }
 
   /**
-   * The request's ticket, taken on first use (the global guard asks first, before anything reads a cache). Every
-   * cache read for the same request that is handed it, in the guard's strategies or in the handler's services,
-   * passes the barrier once. Carried on the request rather than in an AsyncLocalStorage: on Node 20 that turns on
-   * promise hooks for every promise of the process, about a tenth of the CPU of a cached read.
+   * Resolves true once every invalidation committed before the call has been applied here (by a read that starts
+   * after it); false when the database could not be read (the caches then answer from the database until a read
+   * succeeds).
    */
-  requestTicket(request: TicketCarrier): InvalidationTicket {
-    return (request.cacheTicket ??= this.ticket());
-  }
-
-  /**
-   * Resolves true once every invalidation committed before `ticket` was taken has been applied here; false when
-   * the database could not be read (caches must then not be trusted for this request).
-   */
-  barrier(ticket: InvalidationTicket = this.ticket()): Promise<boolean> {
-    if (ticket < this.coveredBelow) return TRUSTED;
-    if (this.current && this.current.startedAt > ticket) return this.current.outcome;
+  barrier(): Promise<boolean> {
     if (!this.pending) {
       let resolve!: (trusted: Promise<boolean>) => void;
       const outcome = new Promise<boolean>((settle) => (resolve = settle));
       this.pending = { outcome, resolve };
     }
-    if (!this.current) this.schedulePending();
+    if (!this.reading) this.schedulePending();
     return this.pending.outcome;
   }
 
@@ -146,18 +113,17 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     if (!pending) return;
     this.pending = undefined;
     this.lastReadAt = performance.now();
-    const read: Read = { startedAt: ++this.clock, outcome: pending.outcome };
-    this.current = read;
+    this.reading = true;
     pending.resolve(
-      this.read(read.startedAt).finally(() => {
-        this.current = undefined;
+      this.read().finally(() => {
+        this.reading = false;
         // Waiters that arrived during this read start theirs now.
         if (this.pending) this.schedulePending();
       }),
     );
   }
 
-  private async read(startedAt: InvalidationTicket): Promise<boolean> {
+  private async read(): Promise<boolean> {
     const from = this.horizon;
     try {
       const { rows } = await this.db.runPrepared<{
@@ -176,7 +142,6 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
       }
       const horizon = BigInt(rows[0]!.horizon);
       if (this.horizon === undefined || horizon > this.horizon) this.horizon = horizon;
-      if (startedAt > this.coveredBelow) this.coveredBelow = startedAt;
       return true;
     } catch (error) {
       // An outage is logged once, by the database module; each read failing during it is no news.

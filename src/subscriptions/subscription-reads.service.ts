@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CACHE_TOPICS } from '../cache/cache-topics.js';
 import { InvalidatedCache } from '../cache/invalidated-cache.js';
-import { InvalidationLog, type InvalidationTicket } from '../cache/invalidation-log.service.js';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { SubscriptionsRepository, type StoredSubscription } from './subscriptions.repository.js';
 
 interface CachedRow {
@@ -28,16 +28,11 @@ export class SubscriptionReads {
     });
   }
 
-  /**
-   * The stored row of a (lowercase) address, or null when it never subscribed. `ticket`: the request's
-   * (InvalidationLog.requestTicket).
-   */
-  async find(address: string, ticket?: InvalidationTicket): Promise<StoredSubscription | null> {
-    const cached = await this.rows.getOrLoad(
-      address,
-      async () => ({ subscription: await this.repository.find(address) }),
-      { ticket },
-    );
+  /** The stored row of a (lowercase) address, or null when it never subscribed. */
+  async find(address: string): Promise<StoredSubscription | null> {
+    const cached = await this.rows.getOrLoad(address, async () => ({
+      subscription: await this.repository.find(address),
+    }));
     return cached!.subscription;
   }
 }

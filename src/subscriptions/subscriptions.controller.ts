@@ -18,8 +18,6 @@ import {
 import { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { ApiIdempotencyKey, IdempotencyKey } from './idempotency/idempotency-key.decorator.js';
 import { SubscriptionsService } from './subscriptions.service.js';
-import { CacheTicket } from '../cache/cache-ticket.decorator.js';
-import type { InvalidationTicket } from '../cache/invalidation-log.service.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const ACTIVE_EXAMPLE: SubscriptionDto = {
@@ -143,9 +141,8 @@ export class SubscriptionsController {
   getSubscriptionStatus(
     @CurrentPrincipal() principal: Principal,
     @Query() query: SubscriptionAddressQueryDto,
-    @CacheTicket() ticket: InvalidationTicket | undefined,
   ): Promise<SubscriptionDto> {
-    return this.subscriptions.status(resolveTargetAddress(principal, query.address), ticket);
+    return this.subscriptions.status(resolveTargetAddress(principal, query.address));
   }
 
   @Post('renew')

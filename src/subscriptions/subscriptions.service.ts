@@ -4,7 +4,6 @@ import { storageAddress, type Address } from '../common/address/wallet-address.j
 import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
-import type { InvalidationTicket } from '../cache/invalidation-log.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
@@ -45,12 +44,9 @@ export class SubscriptionsService {
     };
   }
 
-  /**
-   * Computed at read time from the stored timestamps (cached until they change). `ticket`: the request's
-   * (InvalidationLog.requestTicket).
-   */
-  async status(address: Address, ticket?: InvalidationTicket): Promise<SubscriptionDto> {
-    const subscription = await this.reads.find(storageAddress(address), ticket);
+  /** Computed at read time from the stored timestamps (cached until they change). */
+  async status(address: Address): Promise<SubscriptionDto> {
+    const subscription = await this.reads.find(storageAddress(address));
     const now = new Date();
     return subscription === null
       ? toSubscriptionDto(address, null, now)

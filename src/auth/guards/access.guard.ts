@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InvalidationLog, type TicketCarrier } from '../../cache/invalidation-log.service.js';
+import { InvalidationLog } from '../../cache/invalidation-log.service.js';
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 import type { CredentialRequest } from '../strategies/session-credentials.js';
@@ -14,7 +14,8 @@ import { routeAccess } from './route-access.js';
  * names (CredentialRoutes: 'api-key', 'jwt' or 'session-cookie'), run once by `attemptStrategy` rather than through
  * `@nestjs/passport`'s `AuthGuard` (measured in docs/performance.md). A strategy that recognises its credential and
  * refuses it throws its own 401 (or the cookie's CSRF 403) from validate(); one that fails without saying why is
- * named here.
+ * named here. A request with a credential is first admitted through the invalidation barrier (InvalidationLog), so
+ * the caches read for it, by the strategy or by the handler's services, miss nothing committed before it arrived.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -35,9 +36,9 @@ export class AccessGuard implements CanActivate {
         ? AuthErrors.missingCredentials()
         : AuthErrors.invalidToken();
     }
-    // Before anything reads a cache for this request: the strategies and handlers pass it on. Public routes read
-    // none with it (a read without a ticket takes its own), so they are spared the write to the request.
-    this.invalidations.requestTicket(request as TicketCarrier);
+    // Admitted through the invalidation barrier before any cache answers for this request (the strategy's or the
+    // handler's): whatever was revoked or changed before it arrived is applied here, on whichever instance it is.
+    await this.invalidations.barrier();
     const outcome = await attemptStrategy<Principal>(strategy, request);
     if (!outcome.user) {
       // passport-jwt fails with jsonwebtoken's error as the reason; any reason but expiry is an invalid token.

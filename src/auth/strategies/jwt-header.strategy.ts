@@ -4,7 +4,7 @@ import { Strategy } from 'passport-jwt';
 import type { Principal } from '../principal.js';
 import type { SessionClaims } from '../session-token.service.js';
 import { SessionTokenService } from '../session-token.service.js';
-import { bearerToken, type CredentialRequest } from './session-credentials.js';
+import { bearerToken } from './session-credentials.js';
 import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
 /** A session token in `Authorization: Bearer <jwt>`. */
@@ -16,12 +16,11 @@ export class JwtHeaderStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: bearerToken,
-      passReqToCallback: true as const,
       ...sessionTokenVerification(tokens),
     });
   }
 
-  validate(request: CredentialRequest, claims: SessionClaims): Promise<Principal> {
-    return this.sessions.principalOf(claims, request.cacheTicket);
+  validate(claims: SessionClaims): Promise<Principal> {
+    return this.sessions.principalOf(claims);
   }
 }

@@ -34,7 +34,7 @@ export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-c
   }
 
   async validate(request: OriginCheckRequest & CredentialRequest, claims: SessionClaims): Promise<Principal> {
-    const principal = await this.sessions.principalOf(claims, request.cacheTicket);
+    const principal = await this.sessions.principalOf(claims);
     if (!isAllowedCookieRequest(request, this.allowedOrigins)) throw AuthErrors.csrfOriginMismatch();
     return principal;
   }

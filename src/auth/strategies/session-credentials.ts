@@ -1,12 +1,11 @@
-import type { TicketCarrier } from '../../cache/invalidation-log.service.js';
 import { SESSION_COOKIE } from '../session-cookie.js';
 
-/** The request a strategy reads; `cacheTicket` was given to it by the access guard (InvalidationLog.requestTicket). */
-export type CredentialRequest = TicketCarrier & {
+/** The request a strategy reads. */
+export interface CredentialRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed by @fastify/cookie (registered in src/app.ts). */
   cookies?: Record<string, string | undefined>;
-};
+}
 
 const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
 

@@ -6,7 +6,6 @@ import { checksumAddress, isWalletAddress } from '../../common/address/wallet-ad
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
 import { ALL_SCOPES } from '../scopes.js';
-import type { InvalidationTicket } from '../../cache/invalidation-log.service.js';
 import { SessionRevocations } from '../session-revocations.service.js';
 import {
   JWT_ALGORITHM,
@@ -52,11 +51,11 @@ export class SessionPrincipals {
    * under the wallet's current session generation (after its last "sign out everywhere"). Both answers are cached
    * (see SessionRevocations).
    */
-  async principalOf(claims: SessionClaims, ticket?: InvalidationTicket): Promise<Principal> {
+  async principalOf(claims: SessionClaims): Promise<Principal> {
     if (!this.wellFormed(claims)) throw AuthErrors.invalidToken();
     const [revoked, notBefore] = await Promise.all([
-      this.revocations.isRevoked(claims.jti, ticket),
-      this.revocations.sessionsNotBefore(claims.sub, ticket),
+      this.revocations.isRevoked(claims.jti),
+      this.revocations.sessionsNotBefore(claims.sub),
     ]);
     // A token without `gen` predates generations: its whole-second `iat` is all there is to compare.
     const signedOut =
