@@ -77,6 +77,8 @@ describe('npm run dev', () => {
     const bundle = await fetch(`${url}${script}`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    // Read to the end, so the connection is not left open past the spec.
+    expect((await bundle.text()).length).toBeGreaterThan(0);
   });
 
   it('signs in on the port it listens on: AUTH_DOMAIN and AUTH_URI follow PORT', async () => {

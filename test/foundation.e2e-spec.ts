@@ -78,6 +78,8 @@ describe('foundation over HTTP', () => {
     expect(await second.text()).toBe(script);
     const css = await fetch(`${t.url}/docs/swagger-ui.css`);
     expect(css.headers.get('content-type')).toContain('text/css');
+    // Read to the end, so the connection is not left open past the spec.
+    expect(await css.text()).toContain('.swagger-ui');
   });
 
   it('serves the OpenAPI document as YAML and JSON, version 1.0.0', async () => {
