@@ -108,6 +108,47 @@ describe('the import graph of src/', () => {
   });
 });
 
+/** The production files of src/ that import one of `targets` (paths relative to src/), sorted. */
+function importersOf(targets: readonly string[]): string[] {
+  return sourceFiles(SRC)
+    .filter((file) =>
+      ts
+        .preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles.some(
+          ({ fileName }) =>
+            fileName.startsWith('.') &&
+            targets.includes(relative(SRC, resolve(dirname(file), fileName)).replace(/\.js$/, '.ts')),
+        ),
+    )
+    .map((file) => relative(SRC, file))
+    .sort();
+}
+
+describe('the cached reads', () => {
+  // A cache answers as of the barrier the access guard admitted the request through; a public route or a job that
+  // read one would get answers as old as its time limit (docs/architecture.md, "The cache room"). So every file that
+  // can reach a cached read is named here: a new one is a change to review against that rule, not a list to refresh.
+  it('are reached only from the files reviewed for it', () => {
+    const owners = importersOf(['cache/invalidated-cache.ts']);
+    expect(owners).toEqual([
+      'api-keys/api-key-lookup.service.ts',
+      'auth/session-revocations.service.ts',
+      'subscriptions/subscription-reads.service.ts',
+    ]);
+    const users = importersOf(owners).filter((file) => !file.endsWith('.module.ts'));
+    expect(users).toEqual([
+      // The API-key strategy, run by the guard after the barrier.
+      'api-keys/api-key.strategy.ts',
+      // Only SessionRevocations' writes (logout, sign out everywhere), no cached read.
+      'auth/auth.service.ts',
+      // The session strategies' shared check, run by the guard after the barrier.
+      'auth/strategies/session-principals.ts',
+      // status(), called by GET /subscriptions/status only.
+      'subscriptions/subscriptions.service.ts',
+    ]);
+  });
+});
+
 describe('dependencyCycles', () => {
   it('finds a two-way dependency and a longer cycle, and nothing in a one-way graph', () => {
     expect(

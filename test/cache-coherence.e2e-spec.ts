@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { CACHE_TOPICS } from '../src/cache/cache-topics.js';
+import { InvalidationLog } from '../src/cache/invalidation-log.service.js';
 import { http } from './utils/http.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
@@ -77,6 +78,56 @@ describe('cache coherence through database triggers', () => {
     const refused = await api.get('/auth/session', { token: session.token });
     expect(refused.status).toBe(401);
     expect(refused.body.details.code).toBe('token_revoked');
+  });
+
+  it('applies a revocation whose transaction was still open at an earlier read, once it commits', async () => {
+    const owner = await login(t.url);
+    const created = await api.post('/api-keys', {
+      token: owner.token,
+      body: { label: 'x', scopes: ['READ_ONLY'] },
+    });
+    const late = new pg.Client({ connectionString: t.databaseUrl });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await late.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
+      // Reads while it is open see it running; transactions that begin and end meanwhile are applied.
+      expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+      await login(t.url);
+      expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+      await late.query('COMMIT');
+    } finally {
+      await late.end();
+    }
+    const refused = await api.get('/auth/session', { token: created.body.key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.details.code).toBe('api_key_revoked');
+  });
+
+  it('applies each invalidation once, even while a long transaction keeps older ones from being forgotten', async () => {
+    const applied: string[] = [];
+    t.app.get(InvalidationLog).onInvalidation(CACHE_TOPICS.apiKey, (key) => applied.push(key));
+    const owner = await login(t.url);
+    const created = await api.post('/api-keys', {
+      token: owner.token,
+      body: { label: 'x', scopes: ['READ_ONLY'] },
+    });
+    const long = new pg.Client({ connectionString: t.databaseUrl });
+    await long.connect();
+    try {
+      // An open transaction that has written (an operator's migration, a stuck session) holds back the oldest
+      // running transaction id of every snapshot.
+      await long.query('BEGIN');
+      await long.query('CREATE TEMPORARY TABLE held (n int)');
+      await long.query('INSERT INTO held VALUES (1)');
+      await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
+      for (let i = 0; i < 5; i++) await api.get('/auth/session', { token: owner.token });
+      expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(401);
+      expect(applied.length).toBe(1);
+    } finally {
+      await long.query('ROLLBACK');
+      await long.end();
+    }
   });
 
   it('shows a subscription changed by SQL on the next status read', async () => {

@@ -4,7 +4,7 @@ import type { Sql } from '../database/sql.js';
 import { InvalidationLog } from './invalidation-log.service.js';
 
 interface Row {
-  horizon: string;
+  snapshot: string;
   topic: string | null;
   key: string | null;
 }
@@ -26,7 +26,10 @@ class ScriptedDatabase {
 
 /** Long enough for a read the log has scheduled to start: reads start at most once a millisecond. */
 const turn = (): Promise<void> => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 3));
-const nothing = (horizon: string): Row[] => [{ horizon, topic: null, key: null }];
+/** A snapshot's answer with no invalidation: everything below `xmax` ended but `xip`. */
+const nothing = (xmax: string, xip: string[] = []): Row[] => [
+  { snapshot: `${xip[0] ?? xmax}:${xmax}:${xip.join(',')}`, topic: null, key: null },
+];
 
 describe('InvalidationLog', () => {
   let db: ScriptedDatabase;
@@ -114,35 +117,31 @@ describe('InvalidationLog', () => {
     }
   });
 
-  it('applies invalidations, then reads from the horizon on', async () => {
+  it('applies invalidations, then asks only for transactions that ended since the last snapshot', async () => {
     const dropped: string[] = [];
     log.onInvalidation('api_key', (key) => dropped.push(key));
     const first = log.barrier();
     await turn();
-    expect(db.reads[0]!.params).toEqual([true, '0']);
-    db.reads[0]!.answer(nothing('100'));
+    expect(db.reads[0]!.params).toEqual([true, '0', []]);
+    db.reads[0]!.answer(nothing('100', ['90', '97']));
     await first;
     const second = log.barrier();
     await turn();
-    expect(db.reads[1]!.params).toEqual([false, '100']);
+    // Those still running at the first snapshot, and those that began after it.
+    expect(db.reads[1]!.params).toEqual([false, '100', ['90', '97']]);
     db.reads[1]!.answer([
-      { horizon: '105', topic: 'api_key', key: 'k1' },
-      { horizon: '105', topic: 'jti', key: 'j1' },
+      { snapshot: '90:105:90', topic: 'api_key', key: 'k1' },
+      { snapshot: '90:105:90', topic: 'jti', key: 'j1' },
     ]);
     await second;
     expect(dropped).toEqual(['k1']);
-    const third = log.barrier();
-    await turn();
-    expect(db.reads[2]!.params).toEqual([false, '105']);
-    db.reads[2]!.answer(nothing('104'));
-    await third;
-    // A read that saw an older xmin (another connection) never moves the horizon back.
+    // Transaction 90, still running, is asked for again; 97 ended and was applied, and is not.
     void log.barrier();
     await turn();
-    expect(db.reads[3]!.params).toEqual([false, '105']);
+    expect(db.reads[2]!.params).toEqual([false, '105', ['90']]);
   });
 
-  it('distrusts the caches when a read fails, and starts over from a fresh horizon', async () => {
+  it('distrusts the caches when a read fails, and starts over from a fresh snapshot', async () => {
     let resets = 0;
     log.onReset(() => resets++);
     const first = log.barrier();
@@ -156,7 +155,7 @@ describe('InvalidationLog', () => {
     expect(resets).toBe(1);
     const again = log.barrier();
     await turn();
-    expect(db.reads[2]!.params).toEqual([true, '0']);
+    expect(db.reads[2]!.params).toEqual([true, '0', []]);
     db.reads[2]!.answer(nothing('120'));
     await expect(again).resolves.toBe(true);
   });

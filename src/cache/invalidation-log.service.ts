@@ -14,6 +14,18 @@ const MIN_READ_SPACING_MS = 1;
 
 export type InvalidationListener = (key: string) => void;
 
+/** A PostgreSQL snapshot's xmax and in-progress transaction ids, as text. */
+interface SeenTransactions {
+  xmax: string;
+  xip: string[];
+}
+
+/** `pg_current_snapshot()::text` is `xmin:xmax:xip,…` (the list may be empty). */
+function seenIn(snapshot: string): SeenTransactions {
+  const [, xmax, xip] = snapshot.split(':');
+  return { xmax: xmax!, xip: xip ? xip.split(',') : [] };
+}
+
 /**
  * Strict cross-instance invalidation for the credential and status caches, through PostgreSQL itself.
  *
@@ -29,17 +41,21 @@ export type InvalidationListener = (key: string) => void;
  * arrive during it share the next, started when it ends but no sooner than a millisecond after it started:
  * overlapping or back-to-back reads would each serve fewer requests, for more queries and CPU (docs/performance.md).
  *
- * Transactions are tracked by id, not by row order: a row is read again until no transaction older than it can
- * still be running (the snapshot's xmin passed it), so one that commits late is never skipped. Applying an
- * invalidation twice is harmless.
+ * Transactions are tracked by id, not by row order: each read takes the rows of the transactions that its snapshot
+ * sees ended and the previous one did not (those that were still running then, and those that began after), so
+ * one that commits late is never skipped, and a long-running transaction does not make every read fetch again
+ * the rows written since it began.
  */
 @Injectable()
 export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(InvalidationLog.name);
   private readonly listeners = new Map<string, Set<InvalidationListener>>();
   private readonly resetListeners = new Set<() => void>();
-  /** Transactions with ids below this had all committed or aborted when last read. */
-  private horizon: bigint | undefined;
+  /**
+   * What the last read's snapshot saw: every transaction below `xmax` but those of `xip` (still running then) had
+   * ended, and their invalidations are applied. Undefined before the first read and after a failed one.
+   */
+  private seen: SeenTransactions | undefined;
   /** Whether a read is under way (its callers wait for it; later callers for the next). */
   private reading = false;
   /** The read the current waiters will share, started on the next turn of the event loop (or when one ends). */
@@ -68,7 +84,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
    * stand aside until one succeeds again (and that read started after the request arrived too).
    */
   get trusted(): boolean {
-    return this.horizon !== undefined;
+    return this.seen !== undefined;
   }
 
   /**
@@ -124,31 +140,33 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   }
 
   private async read(): Promise<boolean> {
-    const from = this.horizon;
+    const since = this.seen;
     try {
+      // The rows of the transactions that ended since the last read: those it saw running, and those after its
+      // snapshot. A first read (or one after a failure) applies none: the caches hold nothing older than it.
       const { rows } = await this.db.runPrepared<{
-        horizon: string;
+        snapshot: string;
         topic: string | null;
         key: string | null;
       }>(
         'tollgate_read_invalidations',
-        sql`SELECT h.horizon, i.topic, i.key
-         FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
-         LEFT JOIN cache_invalidations i ON NOT ${from === undefined}::boolean AND i.xid >= ${String(from ?? 0n)}::bigint`,
+        sql`SELECT s.snapshot, i.topic, i.key
+         FROM (SELECT pg_current_snapshot()::text AS snapshot) s
+         LEFT JOIN cache_invalidations i ON NOT ${since === undefined}::boolean
+           AND (i.xid >= ${since?.xmax ?? '0'}::bigint OR i.xid = ANY (${since?.xip ?? []}::bigint[]))`,
       );
       for (const row of rows) {
         if (row.topic === null || row.key === null) continue;
         for (const listener of this.listeners.get(row.topic) ?? []) listener(row.key);
       }
-      const horizon = BigInt(rows[0]!.horizon);
-      if (this.horizon === undefined || horizon > this.horizon) this.horizon = horizon;
+      this.seen = seenIn(rows[0]!.snapshot);
       return true;
     } catch (error) {
       // An outage is logged once, by the database module; each read failing during it is no news.
       if (!isDatabaseUnavailable(error)) {
         this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
       }
-      this.horizon = undefined;
+      this.seen = undefined;
       for (const reset of this.resetListeners) reset();
       return false;
     }
