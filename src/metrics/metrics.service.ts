@@ -8,8 +8,6 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** Seconds from an event's commit to its successful delivery: milliseconds normally, hours when retries run. */
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 21_600, 86_400];
 
-type Observe = (seconds: number) => void;
-
 /**
  * The instance's Prometheus metrics, in a registry of its own (a process may host several instances: the tests
  * do). Served by the metrics listener (`METRICS_PORT`); the per-request hook is installed only when it is on.
@@ -62,33 +60,18 @@ export class Metrics {
   }
 
   /**
-   * The observer of one route (made once, when the route is registered): per answer, a map lookup by status and a
-   * histogram increment. `labels()` would hash the label values on every call.
+   * The observer of one route, made once when the route is registered (the hook then knows its route template
+   * without looking it up): per answer, one histogram observation.
    */
   routeObserver(method: string | string[], route: string): (statusCode: number, seconds: number) => void {
     const methods = Array.isArray(method) ? method.join(',') : method;
-    const byStatus = new Map<number, Observe>();
-    return (statusCode, seconds) => {
-      let observe = byStatus.get(statusCode);
-      if (observe === undefined) {
-        const child = this.requestDuration.labels(methods, route, String(statusCode));
-        observe = (value) => child.observe(value);
-        byStatus.set(statusCode, observe);
-      }
-      observe(seconds);
-    };
+    return (statusCode, seconds) =>
+      this.requestDuration.labels(methods, route, String(statusCode)).observe(seconds);
   }
-
-  private readonly unmatched = new Map<string, (statusCode: number, seconds: number) => void>();
 
   /** A request that matched no route (404): one series per method, as its URL is no template. */
   observeUnmatched(method: string, statusCode: number, seconds: number): void {
-    let observe = this.unmatched.get(method);
-    if (observe === undefined) {
-      observe = this.routeObserver(method, 'unmatched');
-      this.unmatched.set(method, observe);
-    }
-    observe(statusCode, seconds);
+    this.requestDuration.labels(method, 'unmatched', String(statusCode)).observe(seconds);
   }
 
   /** A gauge computed when scraped (pool use, queue depth), never on the request path. */
