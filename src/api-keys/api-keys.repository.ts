@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { toPage, type Page, type PagePosition, type PageRequest } from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
-import { raw, sql } from '../database/sql.js';
+import { raw, sql, type Sql } from '../database/sql.js';
 import { keysetPage } from '../database/keyset-page.js';
 import type { ApiKeyUsageDailyEntity } from './api-key-usage-daily.entity.js';
 import { ApiKeyEntity } from './api-key.entity.js';
@@ -53,6 +53,12 @@ export type StoredUsage = Pick<ApiKeyUsageDailyEntity, 'day'> & { requests: numb
 
 const COLUMNS = raw(selectList(ApiKeyEntity, RECORD));
 const CREDENTIAL_COLUMNS = raw(selectList(ApiKeyEntity, CREDENTIAL));
+
+/**
+ * Live keys with an expiry whose `api_key.expired` was not recorded: the predicate of ix_api_keys_expiry_pending,
+ * written as the index is so that the planner can use it.
+ */
+const EXPIRY_PENDING = sql`expires_at IS NOT NULL AND expired_notified_at IS NULL AND revoked_at IS NULL`;
 
 @Injectable()
 export class ApiKeysRepository {
@@ -129,29 +135,16 @@ export class ApiKeysRepository {
     ownerAddress: string,
     id: string,
   ): Promise<{ record: ApiKeyRecord; changed: boolean } | undefined> {
-    const updated = await tx.run<ApiKeyRecord>(
-      sql`UPDATE api_keys SET revoked_at = now()
-          WHERE id = ${id} AND owner_address = ${ownerAddress} AND revoked_at IS NULL
-          RETURNING ${COLUMNS}`,
-    );
+    const owned = sql`id = ${id} AND owner_address = ${ownerAddress}`;
+    const [revoked] = await this.revokeWhere(tx, owned);
     const record =
-      updated.rows[0] ??
-      (
-        await tx.run<ApiKeyRecord>(
-          sql`SELECT ${COLUMNS} FROM api_keys WHERE id = ${id} AND owner_address = ${ownerAddress}`,
-        )
-      ).rows[0];
-    return record && { record, changed: updated.rowCount === 1 };
+      revoked ?? (await tx.run<ApiKeyRecord>(sql`SELECT ${COLUMNS} FROM api_keys WHERE ${owned}`)).rows[0];
+    return record && { record, changed: revoked !== undefined };
   }
 
   /** Revokes every live key of the owner that a wallet session created (not those created by keys). */
-  async revokeCreatedBySessions(tx: SqlExecutor, ownerAddress: string): Promise<ApiKeyRecord[]> {
-    const { rows } = await tx.run<ApiKeyRecord>(
-      sql`UPDATE api_keys SET revoked_at = now()
-          WHERE owner_address = ${ownerAddress} AND created_by_session IS NOT NULL AND revoked_at IS NULL
-          RETURNING ${COLUMNS}`,
-    );
-    return rows;
+  revokeCreatedBySessions(tx: SqlExecutor, ownerAddress: string): Promise<ApiKeyRecord[]> {
+    return this.revokeWhere(tx, sql`owner_address = ${ownerAddress} AND created_by_session IS NOT NULL`);
   }
 
   /**
@@ -166,15 +159,16 @@ export class ApiKeysRepository {
   async revokeDescendants(tx: SqlExecutor, ids: readonly string[]): Promise<ApiKeyRecord[]> {
     const revoked: ApiKeyRecord[] = [];
     for (;;) {
-      const { rows } = await tx.run<ApiKeyRecord>(
-        sql`WITH RECURSIVE tree(id) AS (
-              SELECT id FROM api_keys WHERE created_by_key_id = ANY(${ids}::uuid[])
-              UNION
-              SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id
-            )
-            UPDATE api_keys SET revoked_at = now()
-            WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
-            RETURNING ${COLUMNS}`,
+      const rows = await this.revokeWhere(
+        tx,
+        sql`id IN (
+              WITH RECURSIVE tree(id) AS (
+                SELECT id FROM api_keys WHERE created_by_key_id = ANY(${ids}::uuid[])
+                UNION
+                SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id
+              )
+              SELECT id FROM tree
+            )`,
       );
       if (rows.length === 0) return revoked;
       revoked.push(...rows);
@@ -191,8 +185,7 @@ export class ApiKeysRepository {
       sql`UPDATE api_keys SET expiring_notified_at = now()
           WHERE id IN (
             SELECT id FROM api_keys
-            WHERE expires_at IS NOT NULL AND expired_notified_at IS NULL AND revoked_at IS NULL
-              AND expiring_notified_at IS NULL
+            WHERE ${EXPIRY_PENDING} AND expiring_notified_at IS NULL
               AND expires_at > now() AND expires_at <= now() + make_interval(hours => ${noticeHours})
             ORDER BY expires_at LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
@@ -208,8 +201,7 @@ export class ApiKeysRepository {
       sql`UPDATE api_keys SET expired_notified_at = now()
           WHERE id IN (
             SELECT id FROM api_keys
-            WHERE expires_at IS NOT NULL AND expired_notified_at IS NULL AND revoked_at IS NULL
-              AND expires_at <= now()
+            WHERE ${EXPIRY_PENDING} AND expires_at <= now()
             ORDER BY expires_at LIMIT ${limit}
             FOR UPDATE SKIP LOCKED
           )
@@ -265,5 +257,13 @@ export class ApiKeysRepository {
       sql`DELETE FROM api_key_usage_daily WHERE day < (now() AT TIME ZONE 'UTC')::date - ${keepDays}::int`,
     );
     return rowCount;
+  }
+
+  /** Revokes the live keys that match `condition`; a key revoked before keeps its revocation time. */
+  private async revokeWhere(tx: SqlExecutor, condition: Sql): Promise<ApiKeyRecord[]> {
+    const { rows } = await tx.run<ApiKeyRecord>(
+      sql`UPDATE api_keys SET revoked_at = now() WHERE (${condition}) AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+    );
+    return rows;
   }
 }

@@ -119,6 +119,11 @@ interface SubscriptionChange {
   >;
 }
 
+/** What a history entry is written from: the event, when it took effect (`now`) and the period end after it. */
+type HistoryEntry = Pick<SubscriptionChange, 'address' | 'now' | 'event'> & {
+  state: Pick<SubscriptionPeriodState, 'currentPeriodEnd'>;
+};
+
 /** A locked subscription (null: none yet) and the database's clock read once the lock was granted. */
 interface LockedSubscription {
   current: StoredSubscription | null;
@@ -178,19 +183,22 @@ function insertPayment(
     RETURNING id`;
 }
 
-/** The history entry of the row `s` wrote; `paid`: citing the payment `p` inserted (and only if it did). */
-function insertHistory({ address, state, now, event }: SubscriptionChange, paid: boolean): Sql {
+/**
+ * A history entry. `payment` ends its SELECT list: the payment it cites, and in a change statement what it is
+ * written after (`id FROM p`: the payment `p` inserted, and only if it did; `NULL FROM s`: only if the row `s` was).
+ */
+function insertHistory({ address, state, now, event }: HistoryEntry, payment: Sql): Sql {
   return sql`INSERT INTO subscription_events
       (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key, payment_id)
     SELECT ${address}::varchar, ${event.type}::varchar, ${now}::timestamptz, ${event.actor}::varchar,
       ${event.actorKeyId}::varchar, ${event.previousPeriodEnd}::timestamptz, ${state.currentPeriodEnd}::timestamptz,
-      ${event.idempotencyKey}::varchar, ${paid ? sql`id FROM p` : sql`NULL FROM s`}`;
+      ${event.idempotencyKey}::varchar, ${payment}`;
 }
 
 /** A renewal written with `row` (insertRow or updateRow): the row, its payment and its history entry. */
 function renewalStatement(row: Sql, change: SubscriptionChange, payment: NewPayment): Sql {
   return sql`WITH s AS (${row}), p AS (${insertPayment(change.address, payment)}),
-      h AS (${insertHistory(change, true)})
+      h AS (${insertHistory(change, sql`id FROM p`)})
     SELECT s.*, (SELECT id FROM p) AS "paymentId" FROM s`;
 }
 
@@ -271,7 +279,7 @@ export class SubscriptionsRepository {
       };
       const { rows } = await tx.runPrepared<StoredSubscription>(
         'subscriptions_cancel',
-        sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, false)}) SELECT * FROM s`,
+        sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
       );
       const subscription = toSubscriptionDto(address, rows[0]!, now);
       await this.outbox.record(
@@ -346,10 +354,10 @@ export class SubscriptionsRepository {
     credit: PaymentCredit,
   ): Promise<WrittenRenewal> {
     const { address } = renewal;
-    const periodMs = renewal.periodMs * credit.periods;
+    const paidMs = renewal.periodMs * credit.periods;
     let { current, now } = await this.lock(tx, address);
     if (current === null) {
-      const { next } = renewSubscription(null, now, periodMs);
+      const { next } = renewSubscription(null, now, paidMs);
       const first = { state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
       const stored = await this.runRenewal(tx, 'insert', renewal, credit, first);
       if (stored !== null) return { stored, now, previousPeriodEnd: null };
@@ -362,7 +370,7 @@ export class SubscriptionsRepository {
       subscriptionStatus(current, now) !== 'active' &&
       current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
     if (expiryDue) await this.recordExpiry(tx, current, now);
-    const { next, previousPeriodEnd } = renewSubscription(current, now, periodMs);
+    const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs);
     const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
     const stored = await this.runRenewal(tx, 'update', renewal, credit, {
       state: next,
@@ -469,11 +477,20 @@ export class SubscriptionsRepository {
    */
   private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription, now: Date): Promise<void> {
     const end = subscription.currentPeriodEnd;
-    await tx.run(
-      sql`INSERT INTO subscription_events
-         (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key)
-       VALUES (${subscription.address}, 'expired', ${end}, ${SYSTEM_ACTOR}, NULL, ${end}, ${end}, NULL)`,
-    );
+    // Dated at the period end, whenever the sweep comes by.
+    const expiry: HistoryEntry = {
+      address: subscription.address,
+      state: subscription,
+      now: end,
+      event: {
+        type: 'expired',
+        actor: SYSTEM_ACTOR,
+        actorKeyId: null,
+        previousPeriodEnd: end,
+        idempotencyKey: null,
+      },
+    };
+    await tx.run(insertHistory(expiry, sql`NULL`));
     await this.outbox.record(tx, expiredEvent(subscription, now));
   }
 }

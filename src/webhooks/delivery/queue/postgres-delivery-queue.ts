@@ -38,8 +38,11 @@ function claimed(row: ClaimedRow): ClaimedDelivery {
   return { ...rest, secrets: previousSecret ? [secret, previousSecret] : [secret] };
 }
 
-/** Pending, due and held by no live claim: what a claim may take. */
-const CLAIMABLE = sql`status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())`;
+/** Held by no live claim: never claimed, or its lease ran out. */
+const UNLEASED = sql`(locked_until IS NULL OR locked_until < now())`;
+
+/** Pending, due and unleased: what a claim may take. */
+const CLAIMABLE = sql`status = 'pending' AND next_attempt_at <= now() AND ${UNLEASED}`;
 
 /**
  * The log lines of `attempts`, as a statement that returns each one's delivery, configuration and status code (for
@@ -142,7 +145,7 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
       sql`UPDATE webhook_deliveries d SET locked_until = now() + ${LEASE}
        FROM webhook_endpoints e
        WHERE d.id = ${deliveryId} AND e.id = d.endpoint_id AND e.owner_address = ${ownerAddress}
-         AND (d.locked_until IS NULL OR d.locked_until < now())
+         AND ${UNLEASED}
        RETURNING ${CLAIMED}`,
     );
     if (rows[0]) return claimed(rows[0]);
