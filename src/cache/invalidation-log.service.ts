@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { Database } from '../database/database.service.js';
 import { sql } from '../database/sql.js';
 import { isDatabaseUnavailable } from '../database/database.errors.js';
+import type { CacheTopic } from './cache-topics.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
 /**
@@ -67,7 +68,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
 
   constructor(private readonly db: Database) {}
 
-  onInvalidation(topic: string, listener: InvalidationListener): void {
+  onInvalidation(topic: CacheTopic, listener: InvalidationListener): void {
     const set = this.listeners.get(topic) ?? new Set();
     set.add(listener);
     this.listeners.set(topic, set);
