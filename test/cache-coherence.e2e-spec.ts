@@ -25,6 +25,16 @@ describe('cache coherence through database triggers', () => {
     await t.close();
   });
 
+  /** A signed-in wallet and a READ_ONLY key it created (the API's answer: `id`, `key`). */
+  const readOnlyKey = async () => {
+    const owner = await login(t.url);
+    const created = await api.post('/api-keys', {
+      token: owner.token,
+      body: { label: 'x', scopes: ['READ_ONLY'] },
+    });
+    return { owner, created: created.body as { id: string; key: string } };
+  };
+
   const invalidations = async (topic: string): Promise<number> =>
     Number(
       (await db.query('SELECT count(*) FROM cache_invalidations WHERE topic = $1', [topic])).rows[0].count,
@@ -43,28 +53,20 @@ describe('cache coherence through database triggers', () => {
   });
 
   it('refuses a key revoked by SQL on its next request', async () => {
-    const owner = await login(t.url);
-    const created = await api.post('/api-keys', {
-      token: owner.token,
-      body: { label: 'x', scopes: ['READ_ONLY'] },
-    });
-    expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
-    await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
-    const refused = await api.get('/auth/session', { token: created.body.key });
+    const { created } = await readOnlyKey();
+    expect((await api.get('/auth/session', { token: created.key })).status).toBe(200);
+    await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.id]);
+    const refused = await api.get('/auth/session', { token: created.key });
     expect(refused.status).toBe(401);
     expect(refused.body.details.code).toBe('api_key_revoked');
   });
 
   it('writes no invalidation when only a key’s last use is recorded', async () => {
-    const owner = await login(t.url);
-    const created = await api.post('/api-keys', {
-      token: owner.token,
-      body: { label: 'x', scopes: ['READ_ONLY'] },
-    });
+    const { created } = await readOnlyKey();
     const before = await invalidations('api_key');
-    await db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [created.body.id]);
+    await db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [created.id]);
     expect(await invalidations('api_key')).toBe(before);
-    expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+    expect((await api.get('/auth/session', { token: created.key })).status).toBe(200);
   });
 
   it('refuses a session token revoked by SQL on its next request', async () => {
@@ -81,25 +83,21 @@ describe('cache coherence through database triggers', () => {
   });
 
   it('applies a revocation whose transaction was still open at an earlier read, once it commits', async () => {
-    const owner = await login(t.url);
-    const created = await api.post('/api-keys', {
-      token: owner.token,
-      body: { label: 'x', scopes: ['READ_ONLY'] },
-    });
+    const { created } = await readOnlyKey();
     const late = new pg.Client({ connectionString: t.databaseUrl });
     await late.connect();
     try {
       await late.query('BEGIN');
-      await late.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
+      await late.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.id]);
       // Reads while it is open see it running; transactions that begin and end meanwhile are applied.
-      expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+      expect((await api.get('/auth/session', { token: created.key })).status).toBe(200);
       await login(t.url);
-      expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(200);
+      expect((await api.get('/auth/session', { token: created.key })).status).toBe(200);
       await late.query('COMMIT');
     } finally {
       await late.end();
     }
-    const refused = await api.get('/auth/session', { token: created.body.key });
+    const refused = await api.get('/auth/session', { token: created.key });
     expect(refused.status).toBe(401);
     expect(refused.body.details.code).toBe('api_key_revoked');
   });
@@ -107,11 +105,7 @@ describe('cache coherence through database triggers', () => {
   it('applies each invalidation once, even while a long transaction keeps older ones from being forgotten', async () => {
     const applied: string[] = [];
     t.app.get(InvalidationLog).onInvalidation(CACHE_TOPICS.apiKey, (key) => applied.push(key));
-    const owner = await login(t.url);
-    const created = await api.post('/api-keys', {
-      token: owner.token,
-      body: { label: 'x', scopes: ['READ_ONLY'] },
-    });
+    const { owner, created } = await readOnlyKey();
     const long = new pg.Client({ connectionString: t.databaseUrl });
     await long.connect();
     try {
@@ -120,9 +114,9 @@ describe('cache coherence through database triggers', () => {
       await long.query('BEGIN');
       await long.query('CREATE TEMPORARY TABLE held (n int)');
       await long.query('INSERT INTO held VALUES (1)');
-      await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.body.id]);
+      await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [created.id]);
       for (let i = 0; i < 5; i++) await api.get('/auth/session', { token: owner.token });
-      expect((await api.get('/auth/session', { token: created.body.key })).status).toBe(401);
+      expect((await api.get('/auth/session', { token: created.key })).status).toBe(401);
       expect(applied.length).toBe(1);
     } finally {
       await long.query('ROLLBACK');
