@@ -36,7 +36,7 @@ export interface IssuedSession {
 export class SessionTokenService {
   /**
    * The secret as a KeyObject: handed a string, jsonwebtoken first tries to parse it as a PEM public key (and
-   * throws) on every call, which was a tenth of a protected request's CPU time.
+   * throws) on every call (docs/performance.md, "Speed tricks in force").
    */
   readonly key: KeyObject;
 

@@ -7,9 +7,10 @@ import type { CacheTopic } from './cache-topics.js';
 const PURGE_EVERY_MS = 10 * 60_000;
 /**
  * Reads start at most this often. Back to back, under load each read (a round trip, its system calls and its
- * parsing) served one or two requests and took about a sixth of the service's CPU on a cached read; spaced, one
- * read serves every request of the interval. A request waits at most this much longer, and only under load: when
- * the last read started longer ago, the next starts on the next turn as before.
+ * parsing) served one or two requests and took a large share of a cached read's CPU; spaced, one read serves
+ * every request of the interval (docs/decisions/2026-11-24-invalidation-reads-spaced.md). A request waits at most
+ * this much longer, and only under load: when the last read started longer ago, the next starts on the next turn
+ * as before.
  */
 const MIN_READ_SPACING_MS = 1;
 
@@ -40,7 +41,7 @@ function seenIn(snapshot: string): SeenTransactions {
  * One read serves every request waiting when it starts: requests that arrive in the same turn of the event loop
  * join one read, started once that turn's work is queued. One read is under way at a time; the requests that
  * arrive during it share the next, started when it ends but no sooner than a millisecond after it started:
- * overlapping or back-to-back reads would each serve fewer requests, for more queries and CPU (docs/performance.md).
+ * overlapping or back-to-back reads would each serve fewer requests, for more queries and CPU.
  *
  * Transactions are tracked by id, not by row order: each read takes the rows of the transactions that its snapshot
  * sees ended and the previous one did not (those that were still running then, and those that began after), so

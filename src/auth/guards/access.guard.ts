@@ -12,10 +12,11 @@ import { routeAccess } from './route-access.js';
  * The global guard, default-deny: a route needs a credential unless it is marked `@Public()`, and the principal
  * must hold one of the scopes its `@Authenticated` names. The credential goes to the one passport strategy its shape
  * names (CredentialRoutes: 'api-key', 'jwt' or 'session-cookie'), run once by `attemptStrategy` rather than through
- * `@nestjs/passport`'s `AuthGuard` (measured in docs/performance.md). A strategy that recognises its credential and
- * refuses it throws its own 401 (or the cookie's CSRF 403) from validate(); one that fails without saying why is
- * named here. A request with a credential is first admitted through the invalidation barrier (InvalidationLog), so
- * the caches read for it, by the strategy or by the handler's services, miss nothing committed before it arrived.
+ * `@nestjs/passport`'s `AuthGuard` (docs/decisions/2026-11-25-strategy-attempt-instead-of-authguard.md). A strategy
+ * that recognises its credential and refuses it throws its own 401 (or the cookie's CSRF 403) from validate(); one
+ * that fails without saying why is named here. A request with a credential is first admitted through the
+ * invalidation barrier (InvalidationLog), so the caches read for it, by the strategy or by the handler's services,
+ * miss nothing committed before it arrived.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {

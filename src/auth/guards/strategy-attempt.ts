@@ -12,7 +12,8 @@ interface Attempt extends StrategyCreatedStatic {
  * Runs one passport strategy once for a request, by passport's strategy protocol: an instance made from the
  * registered strategy, given `success`, `fail`, `error`, `pass` and `redirect`, then `authenticate(request)`. It is
  * what `passport.authenticate()` does for one strategy with a callback, without the middleware around it, which
- * cost a third of a status read's rate (docs/performance.md); the strategies themselves stay ordinary
+ * costs a status read more than a speed trick must earn
+ * (docs/decisions/2026-11-25-strategy-attempt-instead-of-authguard.md); the strategies themselves stay ordinary
  * `PassportStrategy` classes. `error` (a strategy's thrown 401 or 403, or a failure) rejects.
  */
 export function attemptStrategy<User>(strategy: Strategy, request: object): Promise<StrategyOutcome<User>> {

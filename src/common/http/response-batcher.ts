@@ -8,8 +8,8 @@ export type SendContinuation<Payload> = (error: null, payload: Payload) => void;
  * Written the moment each is ready, every response wakes its client and the kernel on its own, and the client's next
  * request arrives in a turn of its own, so each turn of the loop serves one or two requests and pays its fixed
  * costs (the poll syscall, wake-ups, timers) for each. Released together, one turn reads and answers every
- * connection that is ready (the measurements are in docs/performance.md). A response waits at most for the rest of
- * the current turn, which is idle at low load.
+ * connection that is ready (docs/decisions/2026-11-22-responses-written-per-event-loop-turn.md). A response waits
+ * at most for the rest of the current turn, which is idle at low load.
  */
 export class ResponseBatcher<Payload = unknown> {
   private waiting: Array<{ send: SendContinuation<Payload>; payload: Payload }> = [];

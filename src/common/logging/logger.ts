@@ -80,7 +80,8 @@ export class PinoNestLogger implements LoggerService {
 
 /**
  * Fastify's `onResponse` hook writing the one line per request. Its fields are fixed and carry no credential, so it
- * logs through a child with redaction off (wildcard paths that walk every object logged cost half of a line's CPU).
+ * logs through a child with redaction off (wildcard paths that walk every object logged cost a large share of a
+ * line's CPU: docs/decisions/2026-11-25-a-log-line-per-request.md).
  * The bench's reference server installs this same hook, to show what the line costs a bare route.
  */
 export function requestLogHook(logger: Logger): onResponseHookHandler {

@@ -15,8 +15,8 @@ function takesBody(controller: object, handler: string): boolean {
  * an object, before authentication, is what lets this one look only at keys.
  *
  * A guard, registered after the access guard (so a caller without a credential still gets 401 first), rather than
- * an interceptor: a single global interceptor makes Nest run every request through an rxjs pipeline, which cost
- * about 15 µs of CPU per request, more than half of a bare route's (docs/performance.md).
+ * an interceptor: a single global interceptor makes Nest run every request through an rxjs pipeline, which costs
+ * a large share of a bare route's CPU (docs/decisions/2026-11-24-no-global-interceptor.md).
  */
 @Injectable()
 export class UnexpectedBodyGuard implements CanActivate {

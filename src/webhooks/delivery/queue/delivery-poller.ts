@@ -11,8 +11,8 @@ const LOW_WATER = CONCURRENCY / 2;
 /**
  * How long a poller that found nothing due waits before it looks again: the delay a delivery can add on top of its
  * commit when the queue is empty. Polling, not LISTEN/NOTIFY: a transaction that notifies holds a cluster-wide lock
- * through its commit, which cut a renewal-shaped pgbench from 530-890 to 250-325 transactions/s on this machine; an
- * empty claim is one probe of a partial index.
+ * through its commit, so notifying commits run one at a time
+ * (docs/decisions/2026-11-23-delivery-queue-on-its-own-table.md); an empty claim is one probe of a partial index.
  */
 const IDLE_POLL_MS = 25;
 /** After a failed claim (the database unreachable), so a poller does not hammer it or flood the log. */
