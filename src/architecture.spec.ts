@@ -125,6 +125,19 @@ function documentedArrows(): Record<string, string[]> {
   return table;
 }
 
+/** Every import between two production files of src/, relative to src/ (type-only and re-exports included). */
+function fileImports(): Array<{ from: string; to: string }> {
+  return sourceFiles(SRC).flatMap((file) =>
+    ts
+      .preProcessFile(readFileSync(file, 'utf8'), true, true)
+      .importedFiles.filter(({ fileName }) => fileName.startsWith('.'))
+      .map(({ fileName }) => ({
+        from: relative(SRC, file),
+        to: relative(SRC, resolve(dirname(file), fileName)).replace(/\.js$/, '.ts'),
+      })),
+  );
+}
+
 describe('the import graph of src/', () => {
   it('takes only the declared arrows between top-level folders', () => {
     const undeclared = crossImports()
@@ -156,6 +169,10 @@ describe('the import graph of src/', () => {
         targets: [...targets].sort(),
       });
     }
+  });
+
+  it('has no cycle between files: of two files, at most one imports the other, even through others', () => {
+    expect(dependencyCycles(fileImports())).toEqual([]);
   });
 
   it('sees the imports it checks: api-keys/ uses auth/ and database/', () => {
@@ -199,8 +216,9 @@ describe('the cached reads', () => {
       'auth/auth.service.ts',
       // The session strategies' shared check, run by the guard after the barrier.
       'auth/strategies/session-principals.ts',
-      // status(), called by GET /subscriptions/status only.
-      'subscriptions/subscriptions.service.ts',
+      // The seam that reads a subscription: GET /subscriptions/status, and other features while serving a request
+      // the guard admitted (docs/extending.md, "Depending on another feature").
+      'subscriptions/subscription-lookup.service.ts',
     ]);
   });
 });
