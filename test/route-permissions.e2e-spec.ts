@@ -1,7 +1,7 @@
 import { http } from './utils/http.js';
 import { routeTable, type RouteEntry } from './utils/route-table.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
-import { login, type WalletSession } from './utils/wallet.js';
+import { login, newWallet, type WalletSession } from './utils/wallet.js';
 
 /**
  * Every route with its permission metadata, walked at runtime. A change to this snapshot is a permission change:
@@ -11,12 +11,16 @@ describe('route permissions', () => {
   let t: TestApp;
   let routes: RouteEntry[];
   let owner: WalletSession;
+  let operator: WalletSession;
+  const operatorWallet = newWallet();
   const keys: Record<string, string> = {};
+  let operatorKey: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { OPERATOR_ADDRESSES: operatorWallet.address.toLowerCase() } });
     routes = routeTable(t.app);
     owner = await login(t.url);
+    operator = await login(t.url, operatorWallet);
     for (const scope of ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL']) {
       const created = await http(t.url).post('/api-keys', {
         token: owner.token,
@@ -24,6 +28,11 @@ describe('route permissions', () => {
       });
       keys[scope] = created.body.key;
     }
+    const created = await http(t.url).post('/api-keys', {
+      token: operator.token,
+      body: { label: 'operator', scopes: ['FULL'] },
+    });
+    operatorKey = created.body.key;
   });
   afterAll(async () => {
     await t.close();
@@ -46,7 +55,10 @@ describe('route permissions', () => {
 
   const concretePath = (path: string) => path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
 
-  /** Every protected route × every credential: a credential passes exactly when the route's scopes say so. */
+  /**
+   * Every protected route × every credential: a credential passes exactly when the route's scopes say so, and on an
+   * operator-only route only when it is an operator's.
+   */
   it('enforces the scopes of every route for every credential', async () => {
     const api = http(t.url);
     const checked: string[] = [];
@@ -57,22 +69,27 @@ describe('route permissions', () => {
       const anonymous = await api.send(route.method, path, { body });
       expect({ route: route.path, status: anonymous.status }).toEqual({ route: route.path, status: 401 });
 
-      const credentials: Array<[string, string, boolean]> = [
+      /** name, token, what its scopes allow, whether it is an operator's. */
+      const credentials: Array<[string, string, boolean, boolean]> = [
         // A fresh session per route: logout would revoke a shared one.
-        ['jwt', (await login(t.url, owner.account)).token, true],
+        ['jwt', (await login(t.url, owner.account)).token, true, false],
         ...(['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'] as const).map(
-          (scope): [string, string, boolean] => [
+          (scope): [string, string, boolean, boolean] => [
             scope,
             keys[scope]!,
             !route.jwtOnly && route.scopes.includes(scope),
+            false,
           ],
         ),
+        ['operator jwt', (await login(t.url, operatorWallet)).token, true, true],
+        ['operator FULL', operatorKey, !route.jwtOnly && route.scopes.includes('FULL'), true],
       ];
-      for (const [name, token, allowed] of credentials) {
+      for (const [name, token, scoped, ofOperator] of credentials) {
         const response = await api.send(route.method, path, { body, token });
         const outcome =
           response.status === 401 || response.status === 403 ? response.body.details.code : 'passed';
-        const expected = allowed ? 'passed' : route.jwtOnly ? 'jwt_required' : 'insufficient_scope';
+        const refused = route.jwtOnly ? 'jwt_required' : 'insufficient_scope';
+        const expected = !scoped ? refused : route.operator && !ofOperator ? 'operator_required' : 'passed';
         expect({ route: `${route.method} ${route.path}`, credential: name, outcome }).toEqual({
           route: `${route.method} ${route.path}`,
           credential: name,
@@ -81,6 +98,6 @@ describe('route permissions', () => {
         checked.push(`${route.method} ${route.path} ${name}`);
       }
     }
-    expect(checked.length).toBeGreaterThanOrEqual(4 * 4);
+    expect(checked.length).toBeGreaterThanOrEqual(4 * 6);
   });
 });

@@ -29,6 +29,8 @@ export const AuthErrors = {
     ApiError.forbidden('insufficient_scope', `This route needs one of the scopes: ${required.join(', ')}`, {
       requiredScopes: required,
     }),
+  operatorRequired: () =>
+    ApiError.forbidden('operator_required', 'This route is for operators (OPERATOR_ADDRESSES) only'),
   jwtRequired: () =>
     ApiError.forbidden('jwt_required', 'This route needs a wallet session (JWT), not an API key'),
   csrfOriginMismatch: () =>

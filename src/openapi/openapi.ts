@@ -43,7 +43,9 @@ Every error is \`{"error": "<message>", "details": {"code": "<stable_code>", ...
 Request bodies are JSON objects (\`Content-Type: application/json\`, at most 64 KiB) with only the documented
 fields: anything else is 400, another content type 415. An operation without a documented body takes none, or
 \`{}\`. No text field accepts a NUL character.
-Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope.
+Each protected operation lists the scopes that pass in \`x-required-scopes\`; a JWT carries every scope. An
+operation marked \`x-operator-only\` admits only operators (OPERATOR_ADDRESSES, or an API key an operator created):
+anyone else gets 403 \`operator_required\`.
 While the service's database cannot be reached (stopped, restarting, cut off), every operation that needs it
 answers 503 \`database_unavailable\` at once: nothing was changed, the same request may be sent again shortly. In
 the rare case the connection broke while a change was being committed, \`details.outcome\` is \`unknown\`: read

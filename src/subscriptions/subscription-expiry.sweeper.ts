@@ -2,6 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Sweeper } from '../database/sweeper.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
+import { Database } from '../database/database.service.js';
+import { EventOutbox } from '../events/event-outbox.service.js';
+import { expiredEvent } from './subscription-events.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** How often the sweep runs: well inside the documented 60 s between a period's end and its event. */
@@ -18,16 +21,23 @@ const SWEEP_BATCH_SIZE = 100;
 export class SubscriptionExpirySweeper extends Sweeper {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly db: Database,
+    private readonly outbox: EventOutbox,
     private readonly subscriptions: SubscriptionsRepository,
   ) {
     super({ enabled: config.workersEnabled, intervalMs: EXPIRY_SWEEP_INTERVAL_MS, name: 'expiry sweep' });
   }
 
   protected sweep(): Promise<void> {
-    return this.drain(
-      () => this.subscriptions.recordDueExpiries(SWEEP_BATCH_SIZE),
-      SWEEP_BATCH_SIZE,
-      'recorded subscription expiries',
-    );
+    return this.drain(() => this.recordDue(), SWEEP_BATCH_SIZE, 'recorded subscription expiries');
+  }
+
+  /** Claims a batch of ended periods and records their history entries and events, in one transaction. */
+  private recordDue(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { expired, now } = await this.subscriptions.recordDueExpiries(tx, SWEEP_BATCH_SIZE);
+      for (const subscription of expired) await this.outbox.record(tx, expiredEvent(subscription, now));
+      return expired.length;
+    });
   }
 }

@@ -12,17 +12,25 @@ import {
   SubscriptionReminderSweeper,
 } from './reminders/subscription-reminder.sweeper.js';
 import { SubscriptionRemindersRepository } from './reminders/subscription-reminders.repository.js';
+import { SubscriptionCredits } from './subscription-credits.service.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
+import { SubscriptionLookup } from './subscription-lookup.service.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsController } from './subscriptions.controller.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
+/**
+ * Exports the seams other features use (docs/extending.md, "Depending on another feature"): SubscriptionCredits to
+ * add periods in the caller's transaction, SubscriptionLookup to read a subscription. Nothing else is theirs to use.
+ */
 @Module({
   controllers: [SubscriptionsController],
   providers: [
     SubscriptionsService,
     SubscriptionsRepository,
+    SubscriptionCredits,
+    SubscriptionLookup,
     SubscriptionReads,
     IdempotencyService,
     IdempotencyRepository,
@@ -44,5 +52,6 @@ import { SubscriptionsService } from './subscriptions.service.js';
       },
     },
   ],
+  exports: [SubscriptionCredits, SubscriptionLookup],
 })
 export class SubscriptionsModule {}

@@ -4,20 +4,16 @@ import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
 import { empty, raw, sql, type Sql } from '../database/sql.js';
 import { keysetPage } from '../database/keyset-page.js';
-import { EventOutbox } from '../events/event-outbox.service.js';
-import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit, TransferReference } from './payment/payment-gateway.js';
 import type { PaymentEntity } from './payment/payment.entity.js';
 import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR, SubscriptionEventEntity } from './subscription-event.entity.js';
-import { canceledEvent, expiredEvent, renewedEvent } from './subscription-events.js';
 import {
   cancelSubscription,
   renewSubscription,
   subscriptionStatus,
   type SubscriptionPeriodState,
 } from './subscription-state.js';
-import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
 
@@ -66,25 +62,16 @@ export interface Actor {
   keyId: string | null;
 }
 
-/**
- * What commits with a change besides its own rows: the Idempotency-Key's answer (IdempotencyClaim). It may throw,
- * and the change then rolls back.
- */
-export interface ChangeCompletion {
-  complete(tx: SqlExecutor, subscription: SubscriptionDto): Promise<void>;
-}
-
-/** A renewal the payment gateway approved. */
-export interface RenewalRequest {
+/** Periods to credit: by a payment the gateway approved, or from another source (a zero-amount payment). */
+export interface CreditWrite {
   /** Lowercase. */
   address: string;
   actor: Actor;
   idempotencyKey: string | null;
-  /** The gateway that approved it, as the payment records it. */
+  /** The gateway that approved it, or the source that credits it, as the payment records it. */
   gateway: string;
-  /** The approved credits in the order to try them (PaymentGateway.approve); never empty. */
-  credits: readonly PaymentCredit[];
-  /** One period, in milliseconds: a credit buys a whole number of them. */
+  credit: PaymentCredit;
+  /** One period, in milliseconds: the credit buys a whole number of them. */
   periodMs: number;
 }
 
@@ -130,11 +117,27 @@ interface LockedSubscription {
   now: Date;
 }
 
-/** A renewal as written: the row after it, at the clock of its lock, and the period end it replaced. */
-interface WrittenRenewal {
+/** A credit as written: the row after it, at the clock of its lock, and the period end it replaced. */
+export interface WrittenCredit {
   stored: StoredSubscription;
   now: Date;
   previousPeriodEnd: Date | null;
+  /**
+   * The row as it was when its period had run out unrecorded: the credit recorded that expiry's history entry
+   * first, and its `subscription.expired` event is the caller's to write, before the renewal's.
+   */
+  expired: StoredSubscription | null;
+}
+
+/** A cancel as written, or the row as it was when there was nothing to cancel. */
+export type WrittenCancel =
+  | { changed: false; stored: StoredSubscription; now: Date }
+  | { changed: true; stored: StoredSubscription; now: Date; previousPeriodEnd: Date; immediate: boolean };
+
+/** The periods whose expiry a sweep recorded, at the clock it read. */
+export interface RecordedExpiries {
+  expired: StoredSubscription[];
+  now: Date;
 }
 
 /*
@@ -195,7 +198,7 @@ function insertHistory({ address, state, now, event }: HistoryEntry, payment: Sq
       ${event.idempotencyKey}::varchar, ${payment}`;
 }
 
-/** A renewal written with `row` (insertRow or updateRow): the row, its payment and its history entry. */
+/** A credit written with `row` (insertRow or updateRow): the row, its payment and its history entry. */
 function renewalStatement(row: Sql, change: SubscriptionChange, payment: NewPayment): Sql {
   return sql`WITH s AS (${row}), p AS (${insertPayment(change.address, payment)}),
       h AS (${insertHistory(change, sql`id FROM p`)})
@@ -203,17 +206,14 @@ function renewalStatement(row: Sql, change: SubscriptionChange, payment: NewPaym
 }
 
 /**
- * Owns the queries of subscriptions, their history and their payments, and the transactions that change them:
- * the state machine's result (subscription-state.ts), the history entry, the payment, the outbox event and the
- * caller's completion commit together or not at all, with the row locked. Every time comes from the database's
- * clock, so that several instances agree on it.
+ * Owns the queries of subscriptions, their history and their payments. A change runs in the caller's transaction
+ * with the row locked and returns rows: the state machine's result (subscription-state.ts) with its history entry
+ * and payment; the services build the answer and the outbox event in the same transaction. Every time comes from
+ * the database's clock, so that several instances agree on it.
  */
 @Injectable()
 export class SubscriptionsRepository {
-  constructor(
-    private readonly db: Database,
-    private readonly outbox: EventOutbox,
-  ) {}
+  constructor(private readonly db: Database) {}
 
   /** The stored subscription of an address, or null. */
   async find(address: string): Promise<StoredSubscription | null> {
@@ -224,84 +224,81 @@ export class SubscriptionsRepository {
   }
 
   /**
-   * Renews by the first of the approved credits not credited before, in one transaction. Round trips for an
-   * existing subscription, besides BEGIN and COMMIT: the lock with the clock, the row with its payment and history
-   * entry, the event with its deliveries, the completion (with an Idempotency-Key); an on-chain payment first reads
-   * which of its transfers were credited. A first renewal inserts the row instead (and locks again if a concurrent
-   * one created it first). Refuses a transfer credited meanwhile (409 payment_already_used): nothing is written.
+   * Credits `write.credit`: the row lock with the clock, then the row with its payment and history entry in one
+   * statement (a period that ran out unrecorded gets its expiry entry first). Round trips for an existing
+   * subscription: the lock, the write. A first credit inserts the row instead (and locks again if a concurrent one
+   * created it first). A transfer credited meanwhile is refused (409 payment_already_used).
    */
-  renew(renewal: RenewalRequest, completion: ChangeCompletion): Promise<SubscriptionDto> {
-    return this.db.transaction(async (tx) => {
-      const credit = await this.uncredited(tx, renewal.credits);
-      const written = await this.writeRenewal(tx, renewal, credit);
-      const subscription = toSubscriptionDto(renewal.address, written.stored, written.now);
-      await this.outbox.record(
-        tx,
-        renewedEvent(subscription, { address: renewal.address, ...written }, credit, renewal.gateway),
-      );
-      await completion.complete(tx, subscription);
-      return subscription;
+  async credit(tx: SqlExecutor, write: CreditWrite): Promise<WrittenCredit> {
+    const { address } = write;
+    const paidMs = write.periodMs * write.credit.periods;
+    let { current, now } = await this.lock(tx, address);
+    if (current === null) {
+      const { next } = renewSubscription(null, now, paidMs);
+      const first = { state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
+      const stored = await this.runCredit(tx, 'insert', write, first);
+      if (stored !== null) return { stored, now, previousPeriodEnd: null, expired: null };
+      // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
+      ({ current, now } = await this.lock(tx, address));
+      if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
+    }
+    // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
+    const expiryDue =
+      subscriptionStatus(current, now) !== 'active' &&
+      current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
+    if (expiryDue) await this.recordExpiry(tx, current);
+    const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs);
+    const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
+    const stored = await this.runCredit(tx, 'update', write, {
+      state: next,
+      expiryRecordedFor,
+      now,
+      previousPeriodEnd,
     });
+    return { stored: stored!, now, previousPeriodEnd, expired: expiryDue ? current : null };
   }
 
   /**
-   * Cancels in one transaction (cancelSubscription decides): the lock with the clock, the row with its history
-   * entry, the event, the completion. `changed` is false when there was nothing to cancel (the answer is then the
-   * subscription as it is); never subscribed: 404 subscription_not_found.
+   * Cancels (cancelSubscription decides): the lock with the clock, then the row with its history entry. `changed`
+   * is false when there was nothing to cancel; never subscribed: 404 subscription_not_found.
    */
-  cancel(
-    request: CancelRequest,
-    completion: ChangeCompletion,
-  ): Promise<{ subscription: SubscriptionDto; changed: boolean }> {
-    return this.db.transaction(async (tx) => {
-      const { address, actor, immediate, idempotencyKey } = request;
-      const { current, now } = await this.lock(tx, address);
-      const outcome = cancelSubscription(current, now, immediate);
-      if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
-      if (outcome.kind === 'unchanged') {
-        const subscription = toSubscriptionDto(address, current, now);
-        await completion.complete(tx, subscription);
-        return { subscription, changed: false };
-      }
-      const previousPeriodEnd = current.currentPeriodEnd;
-      const change: SubscriptionChange = {
-        address,
-        state: outcome.next,
-        expiryRecordedFor: current.expiryRecordedFor,
-        now,
-        event: {
-          type: 'canceled',
-          actor: actor.address,
-          actorKeyId: actor.keyId,
-          previousPeriodEnd,
-          idempotencyKey,
-        },
-      };
-      const { rows } = await tx.runPrepared<StoredSubscription>(
-        'subscriptions_cancel',
-        sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
-      );
-      const subscription = toSubscriptionDto(address, rows[0]!, now);
-      await this.outbox.record(
-        tx,
-        canceledEvent(subscription, { address, now, previousPeriodEnd }, outcome.immediate),
-      );
-      await completion.complete(tx, subscription);
-      return { subscription, changed: true };
-    });
+  async cancel(tx: SqlExecutor, request: CancelRequest): Promise<WrittenCancel> {
+    const { address, actor, immediate, idempotencyKey } = request;
+    const { current, now } = await this.lock(tx, address);
+    const outcome = cancelSubscription(current, now, immediate);
+    if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
+    if (outcome.kind === 'unchanged') return { changed: false, stored: current, now };
+    const previousPeriodEnd = current.currentPeriodEnd;
+    const change: SubscriptionChange = {
+      address,
+      state: outcome.next,
+      expiryRecordedFor: current.expiryRecordedFor,
+      now,
+      event: {
+        type: 'canceled',
+        actor: actor.address,
+        actorKeyId: actor.keyId,
+        previousPeriodEnd,
+        idempotencyKey,
+      },
+    };
+    const { rows } = await tx.runPrepared<StoredSubscription>(
+      'subscriptions_cancel',
+      sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
+    );
+    return { changed: true, stored: rows[0]!, now, previousPeriodEnd, immediate: outcome.immediate };
   }
 
   /**
-   * Records the expiry of every period that ended and whose expiry is not recorded yet, up to `limit` of them, in
-   * one transaction. Returns how many it recorded. Safe to run on several instances at once (claimDueExpiries).
+   * Records the history entry of every period that ended and whose expiry is not recorded yet, up to `limit` of
+   * them, and returns their rows (each one's `subscription.expired` event is the caller's to write in the same
+   * transaction). Safe to run on several instances at once (claimDueExpiries).
    */
-  recordDueExpiries(limit: number): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const now = await this.clock(tx);
-      const due = await this.claimDueExpiries(tx, now, limit);
-      for (const subscription of due) await this.recordExpiry(tx, subscription, now);
-      return due.length;
-    });
+  async recordDueExpiries(tx: SqlExecutor, limit: number): Promise<RecordedExpiries> {
+    const now = await this.clock(tx);
+    const expired = await this.claimDueExpiries(tx, now, limit);
+    for (const subscription of expired) await this.recordExpiry(tx, subscription);
+    return { expired, now };
   }
 
   /** The subscription's history, newest first: all of it, or one page. */
@@ -338,7 +335,7 @@ export class SubscriptionsRepository {
    * transfers, each paying once). Read before the row lock, so a concurrent renewal can still take it: the
    * payment's unique index then refuses the later one.
    */
-  private async uncredited(tx: SqlExecutor, credits: readonly PaymentCredit[]): Promise<PaymentCredit> {
+  async firstUncredited(tx: SqlExecutor, credits: readonly PaymentCredit[]): Promise<PaymentCredit> {
     const transfer = credits[0]?.transfer;
     if (!transfer) return credits[0]!;
     const credited = await this.creditedTransfers(tx, transfer.chainId, transfer.txHash);
@@ -347,50 +344,15 @@ export class SubscriptionsRepository {
     return credit;
   }
 
-  /** The row, payment and history entry of a renewal by `credit`, with the row locked. */
-  private async writeRenewal(
-    tx: SqlExecutor,
-    renewal: RenewalRequest,
-    credit: PaymentCredit,
-  ): Promise<WrittenRenewal> {
-    const { address } = renewal;
-    const paidMs = renewal.periodMs * credit.periods;
-    let { current, now } = await this.lock(tx, address);
-    if (current === null) {
-      const { next } = renewSubscription(null, now, paidMs);
-      const first = { state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
-      const stored = await this.runRenewal(tx, 'insert', renewal, credit, first);
-      if (stored !== null) return { stored, now, previousPeriodEnd: null };
-      // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
-      ({ current, now } = await this.lock(tx, address));
-      if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
-    }
-    // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
-    const expiryDue =
-      subscriptionStatus(current, now) !== 'active' &&
-      current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
-    if (expiryDue) await this.recordExpiry(tx, current, now);
-    const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs);
-    const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
-    const stored = await this.runRenewal(tx, 'update', renewal, credit, {
-      state: next,
-      expiryRecordedFor,
-      now,
-      previousPeriodEnd,
-    });
-    return { stored: stored!, now, previousPeriodEnd };
-  }
-
   /**
-   * Writes a renewal by `credit` to `to.state`: the row (inserted, or updated once locked), its payment and its
+   * Writes a credit to `to.state`: the row (inserted, or updated once locked), its payment and its
    * history entry, in one statement. Null when an insert met an existing row. A payment refused by the unique index
    * (its transfer was credited meanwhile by a concurrent renewal) is a 409: the caller's transaction rolls back.
    */
-  private async runRenewal(
+  private async runCredit(
     tx: SqlExecutor,
     write: 'insert' | 'update',
-    { address, actor, idempotencyKey, gateway, periodMs }: RenewalRequest,
-    credit: PaymentCredit,
+    { address, actor, idempotencyKey, gateway, credit, periodMs }: CreditWrite,
     to: Pick<SubscriptionChange, 'state' | 'expiryRecordedFor' | 'now'> & { previousPeriodEnd: Date | null },
   ): Promise<StoredSubscription | null> {
     const change: SubscriptionChange = {
@@ -472,10 +434,10 @@ export class SubscriptionsRepository {
   }
 
   /**
-   * The history entry and the `subscription.expired` event of a period that ran out, recorded at `now`. The caller
-   * marks `expiry_recorded_for` in the same transaction, which makes this exactly-once per period end.
+   * The history entry of a period that ran out. The caller marks `expiry_recorded_for` and writes the
+   * `subscription.expired` event in the same transaction, which makes both exactly-once per period end.
    */
-  private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription, now: Date): Promise<void> {
+  private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription): Promise<void> {
     const end = subscription.currentPeriodEnd;
     // Dated at the period end, whenever the sweep comes by.
     const expiry: HistoryEntry = {
@@ -491,6 +453,5 @@ export class SubscriptionsRepository {
       },
     };
     await tx.run(insertHistory(expiry, sql`NULL`));
-    await this.outbox.record(tx, expiredEvent(subscription, now));
   }
 }

@@ -4,33 +4,38 @@ import { storageAddress, type Address } from '../common/address/wallet-address.j
 import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
+import { Database } from '../database/database.service.js';
+import { EventOutbox } from '../events/event-outbox.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
-import { historyDto, subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
-import { SubscriptionReads } from './subscription-reads.service.js';
+import { SubscriptionCredits } from './subscription-credits.service.js';
+import { canceledEvent } from './subscription-events.js';
+import { SubscriptionLookup } from './subscription-lookup.service.js';
+import { historyDto, toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
 /**
  * Subscriptions. A change reads top to bottom: claim the Idempotency-Key (or replay its answer), let the payment
- * gateway approve a renewal, then one repository transaction writes the row, its history entry, its payment, its
- * outbox event and the key's answer together, or nothing (docs/architecture.md, "The renewal").
+ * gateway approve a renewal, then one transaction writes the row, its history entry, its payment, its outbox event
+ * and the key's answer together, or nothing (docs/architecture.md, "The renewal").
  */
 @Injectable()
 export class SubscriptionsService {
-  private readonly periodMs: number;
   private readonly periodSeconds: number;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly db: Database,
     private readonly repository: SubscriptionsRepository,
+    private readonly credits: SubscriptionCredits,
+    private readonly lookup: SubscriptionLookup,
+    private readonly outbox: EventOutbox,
     private readonly idempotency: IdempotencyService,
-    private readonly reads: SubscriptionReads,
     @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
     private readonly metrics: Metrics,
   ) {
-    this.periodMs = config.subscriptionPeriodSeconds * 1000;
     this.periodSeconds = config.subscriptionPeriodSeconds;
   }
 
@@ -45,12 +50,8 @@ export class SubscriptionsService {
   }
 
   /** Computed at read time from the stored timestamps (cached until they change). */
-  async status(address: Address): Promise<SubscriptionDto> {
-    const subscription = await this.reads.find(storageAddress(address));
-    const now = new Date();
-    return subscription === null
-      ? toSubscriptionDto(address, null, now)
-      : subscriptionDtoOfRow(address, subscription, now);
+  status(address: Address): Promise<SubscriptionDto> {
+    return this.lookup.status(address);
   }
 
   async history(address: Address): Promise<SubscriptionEventDto[]> {
@@ -82,18 +83,25 @@ export class SubscriptionsService {
     try {
       // Outside the transaction: the gateway may wait on the chain, and no row is locked meanwhile. A replay above
       // never asks the chain again.
-      const credits = await this.payments.approve({ principal, address: target, txHash: hash });
-      const subscription = await this.repository.renew(
-        {
-          address: target,
-          actor: actorOf(principal),
-          idempotencyKey: idempotencyKey ?? null,
-          gateway: this.payments.name,
-          credits,
-          periodMs: this.periodMs,
-        },
-        claim,
-      );
+      const approved = await this.payments.approve({ principal, address: target, txHash: hash });
+      const subscription = await this.db.transaction(async (tx) => {
+        // Read before the row lock: a transfer a concurrent renewal credits meanwhile is refused by its unique index.
+        const { periods, amountMinor, transfer } = await this.repository.firstUncredited(tx, approved);
+        const renewed = await this.credits.creditPayment(
+          tx,
+          {
+            address: target,
+            actor: principal,
+            source: this.payments.name,
+            periods,
+            periodSeconds: this.periodSeconds,
+            idempotencyKey,
+          },
+          { amountMinor, transfer },
+        );
+        await claim.complete(tx, renewed);
+        return renewed;
+      });
       this.metrics.subscriptionChanges.inc({ type: 'renewed' });
       return subscription;
     } catch (error) {
@@ -118,10 +126,25 @@ export class SubscriptionsService {
     );
     if (claim.replay !== undefined) return claim.replay;
     try {
-      const { subscription, changed } = await this.repository.cancel(
-        { address: target, actor: actorOf(principal), idempotencyKey: idempotencyKey ?? null, immediate },
-        claim,
-      );
+      const request = {
+        address: target,
+        actor: actorOf(principal),
+        idempotencyKey: idempotencyKey ?? null,
+        immediate,
+      };
+      const { subscription, changed } = await this.db.transaction(async (tx) => {
+        const written = await this.repository.cancel(tx, request);
+        const canceled = toSubscriptionDto(target, written.stored, written.now);
+        if (written.changed) {
+          const { now, previousPeriodEnd, immediate: atOnce } = written;
+          await this.outbox.record(
+            tx,
+            canceledEvent(canceled, { address: target, now, previousPeriodEnd }, atOnce),
+          );
+        }
+        await claim.complete(tx, canceled);
+        return { subscription: canceled, changed: written.changed };
+      });
       if (changed) this.metrics.subscriptionChanges.inc({ type: 'canceled' });
       return subscription;
     } catch (error) {

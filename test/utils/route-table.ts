@@ -14,6 +14,8 @@ export interface RouteEntry {
   public: boolean;
   scopes: string[];
   jwtOnly: boolean;
+  /** Only operators pass (`@Authenticated({ operator: true })`). */
+  operator: boolean;
 }
 
 function join(...parts: Array<string | undefined>): string {
@@ -50,6 +52,7 @@ export function routeTable(app: INestApplication): RouteEntry[] {
           public: isPublic,
           scopes: isPublic ? [] : [...(auth?.scopes ?? ['FULL'])],
           jwtOnly: Boolean(auth?.jwtOnly),
+          operator: !isPublic && Boolean(auth?.operator),
         });
       }
     }

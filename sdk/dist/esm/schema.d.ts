@@ -1081,7 +1081,7 @@ export interface components {
         };
         PaymentDto: {
             /**
-             * @description Amount paid, in the token's smallest unit, as a decimal string; `0` for `free` and `operator`.
+             * @description Amount paid, in the token's smallest unit, as a decimal string; `0` for `free`, `operator` and a credit from another source.
              * @example 5000000
              */
             amount: string;
@@ -1091,11 +1091,10 @@ export interface components {
              */
             chainId: number | null;
             /**
-             * @description The gateway that approved it (`PAYMENT_GATEWAY` at the time).
+             * @description The gateway that approved it (`PAYMENT_GATEWAY` at the time: `free`, `operator` or `erc20`), or the source that credited the periods without a payment through a gateway (a feature of the service, e.g. a coupon), with amount `0`.
              * @example erc20
-             * @enum {string}
              */
-            gateway: "free" | "operator" | "erc20";
+            gateway: string;
             /**
              * @description The transfer's log in the receipt.
              * @example 0

@@ -10,6 +10,12 @@ export interface AuthenticatedOptions {
   scopes: readonly Scope[];
   /** Only a wallet session (JWT) passes, never an API key (logout). */
   jwtOnly?: boolean;
+  /**
+   * Only an operator passes (OPERATOR_ADDRESSES, or an API key an operator created); anyone else: 403
+   * `operator_required`. For a route that is wholly the operator's; a route anyone may call for their own address
+   * and an operator for any decides per address instead (`src/auth/access/address-access.ts`).
+   */
+  operator?: boolean;
 }
 
 /**
@@ -25,6 +31,7 @@ export function Authenticated(options: AuthenticatedOptions): MethodDecorator {
     ...security,
     ApiExtension('x-required-scopes', [...options.scopes]),
     ...(options.jwtOnly ? [ApiExtension('x-jwt-only', true)] : []),
+    ...(options.operator ? [ApiExtension('x-operator-only', true)] : []),
     ApiErrors({
       401: [
         'missing_credentials',
@@ -35,7 +42,12 @@ export function Authenticated(options: AuthenticatedOptions): MethodDecorator {
         'api_key_revoked',
         'api_key_expired',
       ],
-      403: ['insufficient_scope', 'csrf_origin_mismatch', ...(options.jwtOnly ? ['jwt_required'] : [])],
+      403: [
+        'insufficient_scope',
+        'csrf_origin_mismatch',
+        ...(options.jwtOnly ? ['jwt_required'] : []),
+        ...(options.operator ? ['operator_required'] : []),
+      ],
     }),
   );
 }

@@ -6,11 +6,11 @@ import type { Principal } from '../principal.js';
 import type { CredentialRequest } from '../strategies/session-credentials.js';
 import { CredentialRoutes } from './credential-routes.js';
 import { attemptStrategy } from './strategy-attempt.js';
-import { routeAccess } from './route-access.js';
+import { checkAccess, routeAccess } from './route-access.js';
 
 /**
  * The global guard, default-deny: a route needs a credential unless it is marked `@Public()`, and the principal
- * must hold one of the scopes its `@Authenticated` names. The credential goes to the one passport strategy its shape
+ * must hold one of the scopes its `@Authenticated` names (and be an operator where it says `operator: true`). The credential goes to the one passport strategy its shape
  * names (CredentialRoutes: 'api-key', 'jwt' or 'session-cookie'), run once by `attemptStrategy` rather than through
  * `@nestjs/passport`'s `AuthGuard` (docs/decisions/2026-11-25-strategy-attempt-instead-of-authguard.md). A strategy
  * that recognises its credential and refuses it throws its own 401 (or the cookie's CSRF 403) from validate(); one
@@ -46,12 +46,7 @@ export class AccessGuard implements CanActivate {
       const expired = outcome.reason instanceof Error && outcome.reason.name === 'TokenExpiredError';
       throw expired ? AuthErrors.tokenExpired() : AuthErrors.invalidToken();
     }
-    const principal = (request.user = outcome.user);
-    const { options } = access;
-    if (options.jwtOnly && principal.via !== 'jwt') throw AuthErrors.jwtRequired();
-    if (!options.scopes.some((scope) => principal.scopes.includes(scope))) {
-      throw AuthErrors.insufficientScope(options.scopes);
-    }
+    checkAccess(access.options, (request.user = outcome.user));
     return true;
   }
 }

@@ -1,7 +1,9 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
+import { AuthErrors } from '../auth.errors.js';
 import { AUTHENTICATED, type AuthenticatedOptions } from '../decorators/authenticated.decorator.js';
 import { IS_PUBLIC } from '../decorators/public.decorator.js';
+import type { Principal } from '../principal.js';
 
 /** What a route requires: nothing (`@Public()`), or the options of its `@Authenticated`. */
 export type RouteAccess = { public: true } | { public: false; options: AuthenticatedOptions };
@@ -17,4 +19,16 @@ export function routeAccess(reflector: Reflector, context: ExecutionContext): Ro
     public: false,
     options: reflector.getAllAndOverride<AuthenticatedOptions>(AUTHENTICATED, targets) ?? UNDECLARED,
   };
+}
+
+/**
+ * Refuses an authenticated principal the route's `@Authenticated` does not admit, in this order: a session it
+ * needs (403 jwt_required), one of its scopes (403 insufficient_scope), an operator (403 operator_required).
+ */
+export function checkAccess(options: AuthenticatedOptions, principal: Principal): void {
+  if (options.jwtOnly && principal.via !== 'jwt') throw AuthErrors.jwtRequired();
+  if (!options.scopes.some((scope) => principal.scopes.includes(scope))) {
+    throw AuthErrors.insufficientScope(options.scopes);
+  }
+  if (options.operator && !principal.operator) throw AuthErrors.operatorRequired();
 }

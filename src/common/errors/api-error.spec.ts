@@ -9,4 +9,16 @@ describe('ApiError', () => {
     expect(error.details).toEqual({ address: '0xabc' });
     expect(error.message).toBe('Not yours');
   });
+
+  it('refuses a detail named like a reserved key, at compile time and when made', () => {
+    // @ts-expect-error: `code` is the error's own.
+    expect(() => ApiError.conflict('taken', 'Taken', { code: 'other' })).toThrow(
+      /reserved detail key\(s\) code/,
+    );
+    // @ts-expect-error: `requestId` is the request's.
+    expect(() => ApiError.notFound('gone', 'Gone', { requestId: 'x' })).toThrow(/requestId/);
+    const loose: Record<string, unknown> = { code: 'other', requestId: 'x' };
+    expect(() => ApiError.badRequest('bad', 'Bad', loose)).toThrow(/code, requestId/);
+    expect(ApiError.badRequest('bad', 'Bad', { field: 'code' }).details).toEqual({ field: 'code' });
+  });
 });

@@ -1,7 +1,15 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-/** Extra, machine-readable facts about an error; `code` is always present in the response. */
-export type ErrorDetails = Record<string, unknown>;
+/** Keys the error object sets itself: `code` from the error, `requestId` from the request. */
+export const RESERVED_DETAIL_KEYS = ['code', 'requestId'] as const;
+
+type ReservedDetailKey = (typeof RESERVED_DETAIL_KEYS)[number];
+
+/**
+ * Extra, machine-readable facts about an error. A detail named like a reserved key is a compile error (and is
+ * refused when the error is made): it would be overwritten in the response.
+ */
+export type ErrorDetails = Record<string, unknown> & { readonly [key in ReservedDetailKey]?: never };
 
 /**
  * The one error type the service throws on purpose. The global filter turns it into the interface's error
@@ -19,6 +27,10 @@ export class ApiError extends HttpException {
     options: { retryable?: boolean } = {},
   ) {
     super(message, status);
+    // The type already refuses these; a value typed more loosely (a spread record) is caught here.
+    const reserved = RESERVED_DETAIL_KEYS.filter((key) => Object.hasOwn(details, key));
+    if (reserved.length > 0)
+      throw new TypeError(`ApiError ${code}: reserved detail key(s) ${reserved.join(', ')}`);
     this.retryable = options.retryable ?? false;
   }
 

@@ -61,16 +61,19 @@ export class SubscriptionDto {
 /** The payment a renewal recorded, in `GET /subscriptions/history`. */
 export class PaymentDto {
   @ApiProperty({
-    enum: ['free', 'operator', 'erc20'],
+    pattern: '^[a-z][a-z0-9_]{0,31}$',
     example: 'erc20',
-    description: 'The gateway that approved it (`PAYMENT_GATEWAY` at the time).',
+    description:
+      'The gateway that approved it (`PAYMENT_GATEWAY` at the time: `free`, `operator` or `erc20`), or the source ' +
+      'that credited the periods without a payment through a gateway (a feature of the service, e.g. a coupon), ' +
+      'with amount `0`.',
   })
   gateway: string;
 
   @ApiProperty({
     example: '5000000',
     description:
-      "Amount paid, in the token's smallest unit, as a decimal string; `0` for `free` and `operator`.",
+      "Amount paid, in the token's smallest unit, as a decimal string; `0` for `free`, `operator` and a credit from another source.",
   })
   amount: string;
 

@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../auth/principal.js';
+import { storageAddress } from '../common/address/wallet-address.js';
+import { PAYMENT_GATEWAYS } from '../config/settings.js';
+import type { SqlExecutor } from '../database/database.service.js';
+import { EventOutbox } from '../events/event-outbox.service.js';
+import type { SubscriptionDto } from './dto/subscription.dto.js';
+import type { TransferReference } from './payment/payment-gateway.js';
+import { SYSTEM_ACTOR } from './subscription-event.entity.js';
+import { expiredEvent, renewedEvent } from './subscription-events.js';
+import { toSubscriptionDto } from './subscription-view.js';
+import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
+
+/** What names a credit's source in the history and the event (`payment.gateway`): lowercase, as a code. */
+const SOURCE = /^[a-z][a-z0-9_]{0,31}$/;
+
+/** Periods to add to a subscription (docs/extending.md, "Depending on another feature"). */
+export interface PeriodCredit {
+  /** The subscription's wallet address, in any case. */
+  address: string;
+  /** Who credits it, as the history records it: the caller's principal, or `system` for a job. */
+  actor: Principal | typeof SYSTEM_ACTOR;
+  /**
+   * What credits it, recorded as the payment's `gateway` (`coupon`, `trial`, …): lowercase letters, digits and
+   * `_`, at most 32, never a payment gateway's name, which only a payment may carry.
+   */
+  source: string;
+  /** Whole periods to add; at least 1. */
+  periods: number;
+  /** One period's length, in seconds. */
+  periodSeconds: number;
+  /** The Idempotency-Key of the request that credits, if any, as the history records it. */
+  idempotencyKey?: string;
+}
+
+/** A payment the gateway approved (SubscriptionsService.renew): its amount and, on chain, its transfer. */
+export interface CreditPayment {
+  amountMinor: bigint;
+  transfer: TransferReference | null;
+}
+
+/**
+ * The seam through which a period is credited, by a payment (the renewal) or from any other source (a coupon, a
+ * trial, a plan change): in the caller's transaction, with the subscription row locked until it ends, the row, its
+ * history entry, its payment row (zero for another source) and its `subscription.renewed` event are written
+ * exactly as a renewal writes them, and commit or roll back with the caller's own rows. Concurrent credits of one
+ * address queue on the row lock, so N of them add N times their periods.
+ */
+@Injectable()
+export class SubscriptionCredits {
+  constructor(
+    private readonly repository: SubscriptionsRepository,
+    private readonly outbox: EventOutbox,
+  ) {}
+
+  /**
+   * Adds `credit.periods` periods after the current period end (or from now, when there is none or it ran out) and
+   * returns the subscription after it, as the API shows it. `tx` is the caller's transaction
+   * (`Database.transaction`), in PostgreSQL's default isolation (read committed); the caller answers only once it
+   * commits. Throws on a malformed credit (a programming error, never the client's input).
+   */
+  credit(tx: SqlExecutor, credit: PeriodCredit): Promise<SubscriptionDto> {
+    if ((PAYMENT_GATEWAYS as readonly string[]).includes(credit.source)) {
+      throw new TypeError(`credit source ${credit.source} is a payment gateway's name`);
+    }
+    return this.write(tx, credit, { amountMinor: 0n, transfer: null });
+  }
+
+  /** {@link credit} by a payment the gateway approved, `credit.source` naming the gateway. */
+  async creditPayment(
+    tx: SqlExecutor,
+    credit: PeriodCredit,
+    payment: CreditPayment,
+  ): Promise<SubscriptionDto> {
+    return this.write(tx, credit, payment);
+  }
+
+  private async write(
+    tx: SqlExecutor,
+    credit: PeriodCredit,
+    payment: CreditPayment,
+  ): Promise<SubscriptionDto> {
+    const { source, periods, periodSeconds } = credit;
+    if (!SOURCE.test(source)) throw new TypeError(`credit source ${JSON.stringify(source)} is not a code`);
+    if (!Number.isSafeInteger(periods) || periods < 1) throw new TypeError(`credit of ${periods} periods`);
+    if (!Number.isSafeInteger(periodSeconds) || periodSeconds < 1) {
+      throw new TypeError(`credit of periods of ${periodSeconds} s`);
+    }
+    const address = storageAddress(credit.address);
+    const paymentCredit = { periods, ...payment };
+    const written = await this.repository.credit(tx, {
+      address,
+      actor: actorOf(credit.actor),
+      idempotencyKey: credit.idempotencyKey ?? null,
+      gateway: source,
+      credit: paymentCredit,
+      periodMs: periodSeconds * 1000,
+    });
+    if (written.expired !== null) await this.outbox.record(tx, expiredEvent(written.expired, written.now));
+    const subscription = toSubscriptionDto(address, written.stored, written.now);
+    await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
+    return subscription;
+  }
+}
+
+function actorOf(actor: Principal | typeof SYSTEM_ACTOR): Actor {
+  return actor === SYSTEM_ACTOR
+    ? { address: SYSTEM_ACTOR, keyId: null }
+    : { address: storageAddress(actor.address), keyId: actor.keyId ?? null };
+}
