@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createTollgateClient, type TollgateClient } from '../client.js';
 import { sessionToken } from '../credentials.js';
-import { isTollgateError, TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
+import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
 import type { components } from '../schema.js';
 import { DEFAULT_SIGN_IN_CHAIN_ID, signIn, type MessageSigner } from '../sign-in.js';
 import { SignInMessageError } from '../siwe.js';
 import { listen } from './listen.js';
 import { PRIVATE_KEY_OUT_OF_RANGE, readPrivateKey } from './private-key.js';
+import { renew } from './renew.js';
 import {
   credentialFor,
   loadSession,
@@ -242,9 +243,8 @@ async function run(argv: string[]): Promise<void> {
     case 'renew': {
       const payment = values['tx-hash'] === undefined ? {} : { payment: { txHash: values['tx-hash'] } };
       const body = { ...address, ...payment };
-      return printObject(
-        await renew(authed(), body, values.wait === true && values['tx-hash'] !== undefined),
-      );
+      const wait = values.wait === true && values['tx-hash'] !== undefined;
+      return printObject(await renew(authed(), body, wait ? { log } : undefined));
     }
     case 'cancel': {
       const body = { ...address, immediate: values.immediate ?? false };
@@ -325,39 +325,6 @@ async function accountOf(privateKey: `0x${string}`): Promise<{ address: string }
   } catch {
     // viem's error quotes the key: never print it.
     throw new UsageError(PRIVATE_KEY_OUT_OF_RANGE);
-  }
-}
-
-/** How often `renew --wait` asks again while the transfer is not mined or not confirmed enough. */
-const PAYMENT_POLL_MS = 5_000;
-
-/**
- * POST /subscriptions/renew; with `wait`, asked again (same Idempotency-Key: these refusals do not use it up) while
- * the transfer is not found yet or lacks confirmations, with a line of progress each time.
- */
-async function renew(
-  client: TollgateClient,
-  body: { address?: string; payment?: { txHash: string } },
-  wait: boolean,
-): Promise<object> {
-  const key = crypto.randomUUID();
-  const started = Date.now();
-  for (;;) {
-    try {
-      return await unwrap(
-        client.POST('/subscriptions/renew', { body, params: { header: { 'Idempotency-Key': key } } }),
-      );
-    } catch (error) {
-      if (!wait || !isTollgateError(error, 'payment_not_found', 'payment_not_confirmed')) throw error;
-      const elapsed = Math.round((Date.now() - started) / 1000);
-      const { confirmations, required } = error.details as { confirmations?: number; required?: number };
-      log(
-        error.code === 'payment_not_found'
-          ? `waiting for the transfer to be mined (${elapsed} s; Ctrl-C to stop)`
-          : `waiting for confirmations: ${confirmations ?? '?'} of ${required ?? '?'} (${elapsed} s; Ctrl-C to stop)`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, PAYMENT_POLL_MS));
-    }
   }
 }
 
