@@ -33,7 +33,8 @@ export async function signIn(target, account, options = {}) {
     const address = isProvider(account)
         ? (options.address ?? (await providerAddress(account)))
         : (options.address ?? account.address);
-    const origin = new URL(options.origin ?? client.baseUrl);
+    // A page's client may call a relative base URL (`/api`): its origin is the page's.
+    const origin = new URL(options.origin ?? client.baseUrl, globalThis.location?.href);
     const challenge = await unwrap(client.POST('/auth/nonce', { body: { address } }));
     checkSiweMessage(challenge.message, {
         origin,

@@ -171,13 +171,16 @@ describe('tollgate listen', () => {
 
   it('forwards to another host only with a warning saying deliveries leave the machine', () => {
     const warnings: string[] = [];
-    for (const url of ['http://localhost:4000/hook', 'http://127.0.0.1:4000/', 'http://[::1]:4000/']) {
+    for (const url of ['http://localhost:4000/hook', 'http://127.0.0.2:4000/', 'http://[::1]:4000/']) {
       expect(forwardTarget(url, (line) => warnings.push(line)).href).toBe(new URL(url).href);
     }
     expect(warnings).toEqual([]);
     forwardTarget('https://hooks.example.com/tollgate', (line) => warnings.push(line));
+    forwardTarget('http://127.attacker.example:4000/', (line) => warnings.push(line));
     expect(warnings).toEqual([
       'warning: hooks.example.com is not this machine: signed deliveries will leave it, to https://hooks.example.com',
+      'warning: 127.attacker.example:4000 is not this machine: signed deliveries will leave it, to ' +
+        'http://127.attacker.example:4000',
     ]);
   });
 });

@@ -75,7 +75,7 @@ export function forwardTarget(text: string, log: (line: string) => void): URL {
   if (target.username !== '' || target.password !== '') {
     throw new UsageError('--forward-to must not carry a user name or password');
   }
-  if (!LOOPBACK_HOSTS.has(target.hostname) && !target.hostname.startsWith('127.')) {
+  if (!LOOPBACK_HOSTS.has(target.hostname) && !/^127(\.\d{1,3}){3}$/.test(target.hostname)) {
     log(`warning: ${target.host} is not this machine: signed deliveries will leave it, to ${target.origin}`);
   }
   return target;

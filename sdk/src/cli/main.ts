@@ -216,7 +216,9 @@ async function run(argv: string[]): Promise<void> {
     case 'login': {
       const chainId = chainIdOption(values['chain-id'] ?? setting('TOLLGATE_CHAIN_ID'));
       const origin = values.origin === undefined ? undefined : originOption(values.origin);
-      const account = await accountOf(await readPrivateKey(values['key-file']));
+      // viem first: no prompt for a key that could not be used.
+      const accounts = await viemAccounts();
+      const account = accountOf(accounts, await readPrivateKey(values['key-file']));
       // Said before anything is signed: a mistyped --url or a .env's TOLLGATE_URL shows here.
       log(
         `signing in to ${url}${origin === undefined ? '' : ` (as ${origin})`} as ${account.address} on chain ` +
@@ -308,11 +310,12 @@ function originOption(value: string): string {
   throw new UsageError(`--origin must be an http or https URL, such as https://app.example.com`);
 }
 
-/** A viem account for the key; viem is an optional peer dependency, needed by login only. */
-async function accountOf(privateKey: `0x${string}`): Promise<{ address: string } & MessageSigner> {
-  let accounts: typeof import('viem/accounts');
+type ViemAccounts = typeof import('viem/accounts');
+
+/** viem's accounts module: an optional peer dependency, needed by login only. */
+async function viemAccounts(): Promise<ViemAccounts> {
   try {
-    accounts = await import('viem/accounts');
+    return await import('viem/accounts');
   } catch (error) {
     if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new UsageError(
@@ -320,6 +323,9 @@ async function accountOf(privateKey: `0x${string}`): Promise<{ address: string }
         'of @tollgate/client, left out for library users who sign with a wallet of their own)',
     );
   }
+}
+
+function accountOf(accounts: ViemAccounts, privateKey: `0x${string}`): MessageSigner {
   try {
     return accounts.privateKeyToAccount(privateKey);
   } catch {

@@ -3,6 +3,7 @@ import { isTollgateError, unwrap } from '../errors.js';
 import type { components } from '../schema.js';
 
 type RenewBody = components['schemas']['RenewSubscriptionDto'];
+type Subscription = components['schemas']['SubscriptionDto'];
 
 export interface WaitOptions {
   log: (line: string) => void;
@@ -17,7 +18,11 @@ const DEFAULT_INTERVAL_MS = 5_000;
  * (`payment_not_found`) or lacks confirmations (`payment_not_confirmed`), with a line of progress each time, under
  * one Idempotency-Key: the service keeps no answer for these two refusals, so the key is free for the next attempt.
  */
-export async function renew(client: TollgateClient, body: RenewBody, wait?: WaitOptions) {
+export async function renew(
+  client: TollgateClient,
+  body: RenewBody,
+  wait?: WaitOptions,
+): Promise<Subscription> {
   const key = crypto.randomUUID();
   const started = Date.now();
   for (;;) {

@@ -185,7 +185,9 @@ async function run(argv) {
         case 'login': {
             const chainId = chainIdOption(values['chain-id'] ?? setting('TOLLGATE_CHAIN_ID'));
             const origin = values.origin === undefined ? undefined : originOption(values.origin);
-            const account = await accountOf(await readPrivateKey(values['key-file']));
+            // viem first: no prompt for a key that could not be used.
+            const accounts = await viemAccounts();
+            const account = accountOf(accounts, await readPrivateKey(values['key-file']));
             // Said before anything is signed: a mistyped --url or a .env's TOLLGATE_URL shows here.
             log(`signing in to ${url}${origin === undefined ? '' : ` (as ${origin})`} as ${account.address} on chain ` +
                 `${chainId}`);
@@ -274,11 +276,10 @@ function originOption(value) {
     }
     throw new UsageError(`--origin must be an http or https URL, such as https://app.example.com`);
 }
-/** A viem account for the key; viem is an optional peer dependency, needed by login only. */
-async function accountOf(privateKey) {
-    let accounts;
+/** viem's accounts module: an optional peer dependency, needed by login only. */
+async function viemAccounts() {
     try {
-        accounts = await import('viem/accounts');
+        return await import('viem/accounts');
     }
     catch (error) {
         if (error.code !== 'ERR_MODULE_NOT_FOUND')
@@ -286,6 +287,8 @@ async function accountOf(privateKey) {
         throw new UsageError('`tollgate login` signs with viem, which is not installed: npm install viem (an optional peer dependency ' +
             'of @tollgate/client, left out for library users who sign with a wallet of their own)');
     }
+}
+function accountOf(accounts, privateKey) {
     try {
         return accounts.privateKeyToAccount(privateKey);
     }

@@ -1,6 +1,7 @@
 import type { TollgateClient } from '../client.js';
 import type { components } from '../schema.js';
 type RenewBody = components['schemas']['RenewSubscriptionDto'];
+type Subscription = components['schemas']['SubscriptionDto'];
 export interface WaitOptions {
     log: (line: string) => void;
     /** How long to wait between two attempts, in milliseconds. */
@@ -11,15 +12,5 @@ export interface WaitOptions {
  * (`payment_not_found`) or lacks confirmations (`payment_not_confirmed`), with a line of progress each time, under
  * one Idempotency-Key: the service keeps no answer for these two refusals, so the key is free for the next attempt.
  */
-export declare function renew(client: TollgateClient, body: RenewBody, wait?: WaitOptions): Promise<{
-    active: boolean;
-    address: string;
-    cancelAtPeriodEnd: boolean;
-    canceledAt: string | null;
-    createdAt: string | null;
-    currentPeriodEnd: string | null;
-    currentPeriodStart: string | null;
-    status: "none" | "active" | "canceled" | "expired";
-    updatedAt: string | null;
-}>;
+export declare function renew(client: TollgateClient, body: RenewBody, wait?: WaitOptions): Promise<Subscription>;
 export {};
