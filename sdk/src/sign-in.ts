@@ -84,7 +84,10 @@ export async function signIn(
     ? (options.address ?? (await providerAddress(account)))
     : (options.address ?? account.address);
   // A page's client may call a relative base URL (`/api`): its origin is the page's.
-  const origin = new URL(options.origin ?? client.baseUrl, globalThis.location?.href);
+  const origin = new URL(
+    options.origin ?? client.baseUrl,
+    (globalThis as { location?: { href: string } }).location?.href,
+  );
   const challenge = await unwrap(client.POST('/auth/nonce', { body: { address } }));
   checkSiweMessage(challenge.message, {
     origin,
