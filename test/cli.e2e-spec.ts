@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { verifyWebhook } from '../sdk/src/index.js';
 import { Receiver, until } from './utils/receiver.js';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import { startTcpProxy } from './utils/tcp-proxy.js';
+import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
 
 const CLI = resolve('sdk/dist/esm/cli/main.js');
 
@@ -72,10 +73,47 @@ describe('the tollgate CLI against the service', () => {
     expect(run.stdout + run.stderr).not.toContain(privateKey.slice(2));
   });
 
+  it('refuses an out-of-range private key in one line, without the key', async () => {
+    const outOfRange = `0x${'f'.repeat(64)}`;
+    const run = await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: outOfRange });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'the private key is out of range: it must be above 0 and below the secp256k1 curve order\n',
+    );
+    expect(run.stdout).toBe('');
+  });
+
+  it('refuses to sign in through a relay of the service: nothing signed, no session stored', async () => {
+    const relay = await startTcpProxy('127.0.0.1', Number(new URL(t.url).port));
+    const file = join(home, 'relayed', 'session.json');
+    try {
+      const run = await tollgate(['login', '--token-file', file], {
+        TOLLGATE_PRIVATE_KEY: privateKey,
+        TOLLGATE_URL: `http://127.0.0.1:${relay.port}`,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        new RegExp(`^signing in to http://127\\.0\\.0\\.1:${relay.port} as ${address} on chain 1\n`),
+      );
+      expect(run.stderr).toMatch(
+        /^refused to sign: the sign-in message is for "localhost:3000", not 127\.0\.0\.1:\d+/m,
+      );
+    } finally {
+      await relay.close();
+    }
+    expect(existsSync(file)).toBe(false);
+  });
+
   it('signs in with TOLLGATE_PRIVATE_KEY and stores the session, readable by its owner only', async () => {
-    const run = await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: privateKey });
+    const run = await tollgate(['login', '--origin', TEST_ORIGIN.AUTH_URI], {
+      TOLLGATE_PRIVATE_KEY: privateKey,
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^signed in to ${t.url} as ${address} until \\d{4}-`));
+    // Said before the wallet signs: where it signs in, under which origin, as whom.
+    expect(run.stderr).toContain(
+      `signing in to ${t.url} (as ${TEST_ORIGIN.AUTH_URI}) as ${address} on chain 1\n`,
+    );
     const file = join(home, 'tollgate', 'session.json');
     expect(run.stderr).toContain(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -128,6 +166,20 @@ describe('the tollgate CLI against the service', () => {
     expect(refused.stderr).toMatch(/^refused: 401 api_key_revoked: /);
   });
 
+  it('prints its version, and each command its own help', async () => {
+    const version = await tollgate(['--version']);
+    expect(version.stdout).toBe(`${JSON.parse(readFileSync('sdk/package.json', 'utf8')).version}\n`);
+    const help = await tollgate(['login', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(
+      /^usage: tollgate login \[--key-file <path>\] \[--chain-id <n>\] \[--origin <url>\]\n/,
+    );
+    expect((await tollgate(['help', 'listen'])).stdout).toMatch(/^usage: tollgate listen --forward-to <url>/);
+    const refused = await tollgate(['listen', '--forward-to', 'file:///etc/passwd']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^--forward-to must be an http or https URL, not file:/);
+  });
+
   it('adds and lists a webhook, and sends it a test event', async () => {
     const added = await tollgate(['webhooks', 'add', receiver.url, '--events', 'webhook.test']);
     expect(added.code).toBe(0);
@@ -148,15 +200,29 @@ describe('the tollgate CLI against the service', () => {
 
   it('listen forwards a real renewal, signed, to the local endpoint, one line per event, and cleans up', async () => {
     const forwardTo = await Receiver.start();
-    const listener = start(['listen', '--forward-to', forwardTo.url, '--events', 'subscription.renewed']);
+    const secretFile = join(home, 'listen-secret');
+    const listener = start([
+      'listen',
+      '--forward-to',
+      forwardTo.url,
+      '--events',
+      'subscription.renewed',
+      '--secret-file',
+      secretFile,
+    ]);
     let stdout = '';
     let stderr = '';
     listener.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     listener.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((done) => listener.on('close', done));
     try {
-      await until(() => /webhook signing secret: (whsec_\S+)/.test(stderr), 30_000, 'listen to be ready');
-      const secret = /webhook signing secret: (whsec_\S+)/.exec(stderr)![1]!;
+      await until(() => stderr.includes('waiting for deliveries'), 30_000, 'listen to be ready');
+      const secret = readFileSync(secretFile, 'utf8').trim();
+      // The terminal shows the secret's start only.
+      expect(stderr).toContain(
+        `webhook signing secret: ${secret.slice(0, 10)}… (hidden), stored in ${secretFile}`,
+      );
+      expect(stderr).not.toContain(secret);
 
       expect((await tollgate(['renew'])).code).toBe(0);
       const [forwarded] = await forwardTo.waitFor(1, 60_000);

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import * as yaml from 'js-yaml';
 import {
@@ -6,6 +7,7 @@ import {
   isTollgateError,
   sessionToken,
   signIn,
+  SignInMessageError,
   TollgateConnectionError,
   TollgateError,
   unwrap,
@@ -16,7 +18,7 @@ import {
 } from '../sdk/src/index.js';
 import { Receiver } from './utils/receiver.js';
 import { startTcpProxy } from './utils/tcp-proxy.js';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
 import { newWallet } from './utils/wallet.js';
 
 /** Every operation of docs/openapi.yaml, as openapi-fetch names it: `GET /webhooks/deliveries`. */
@@ -36,6 +38,9 @@ function documentedOperations(): string[] {
  * of that document called at least once (the last test checks), sign-in through `signIn` and a delivered webhook
  * checked with `verifyWebhook`.
  */
+/** The test instances sign in under one public origin, not the loopback address they listen on. */
+const SIGNED_IN_AS = { origin: TEST_ORIGIN.AUTH_URI };
+
 describe('@tollgate/client against the service', () => {
   const operatorWallet = newWallet();
   const called = new Set<string>();
@@ -64,7 +69,7 @@ describe('@tollgate/client against the service', () => {
       });
       return client;
     };
-    owner = await signIn(connect(), newWallet());
+    owner = await signIn(connect(), newWallet(), SIGNED_IN_AS);
     asOwner = connect({ credential: owner });
   });
   afterAll(async () => {
@@ -207,7 +212,7 @@ describe('@tollgate/client against the service', () => {
   });
 
   it('lets an operator act on another address, and ends a session with logout', async () => {
-    const operator = await signIn(connect(), operatorWallet);
+    const operator = await signIn(connect(), operatorWallet, SIGNED_IN_AS);
     const asOperator = connect({ credential: sessionToken(operator.token, operator.expiresAt) });
     const other = await unwrap(
       asOperator.GET('/subscriptions/history', { params: { query: { address: owner.address, limit: 1 } } }),
@@ -219,10 +224,34 @@ describe('@tollgate/client against the service', () => {
     expect(after).toMatchObject({ status: 401, code: 'token_revoked' });
   });
 
+  it("refuses to sign the service's challenge relayed by another address, and signs it where the service is", async () => {
+    // A relay on another port (a mistyped URL, a hostile server) passes the real challenge through unchanged.
+    const relay = await startTcpProxy('127.0.0.1', Number(new URL(t.url).port));
+    const wallet = newWallet();
+    const signMessage = jest.fn(wallet.signMessage);
+    const watched = { address: wallet.address, signMessage };
+    try {
+      const relayed = await signIn(`http://127.0.0.1:${relay.port}`, watched).catch(
+        (error: unknown) => error,
+      );
+      expect(relayed).toBeInstanceOf(SignInMessageError);
+      expect(relayed).toMatchObject({ code: 'wrong_domain' });
+      expect((relayed as Error).message).toContain(`is for "localhost:3000", not 127.0.0.1:${relay.port}`);
+      expect(signMessage).not.toHaveBeenCalled();
+    } finally {
+      await relay.close();
+    }
+    const session = await signIn(connect(), watched, SIGNED_IN_AS);
+    expect(signMessage).toHaveBeenCalledTimes(1);
+    expect(await unwrap(connect({ credential: session }).GET('/auth/session'))).toMatchObject({
+      address: wallet.address,
+    });
+  });
+
   it('signs a wallet out everywhere', async () => {
     const wallet = newWallet();
-    const first = await signIn(connect(), wallet);
-    const second = await signIn(connect(), wallet);
+    const first = await signIn(connect(), wallet, SIGNED_IN_AS);
+    const second = await signIn(connect(), wallet, SIGNED_IN_AS);
     const asFirst = connect({ credential: sessionToken(first.token, first.expiresAt) });
     const asSecond = connect({ credential: sessionToken(second.token, second.expiresAt) });
     await unwrap(asFirst.POST('/auth/logout-all'));
@@ -234,7 +263,7 @@ describe('@tollgate/client against the service', () => {
 
   it('retries a renew whose answer was lost after the service committed it, with the same key: one period, once', async () => {
     const plan = await unwrap(connect().GET('/subscriptions/plan'));
-    const session = await signIn(connect(), newWallet());
+    const session = await signIn(connect(), newWallet(), SIGNED_IN_AS);
     const proxy = await startTcpProxy('127.0.0.1', Number(new URL(t.url).port));
     try {
       const attempts: Request[] = [];
@@ -277,7 +306,7 @@ describe('@tollgate/client against the service', () => {
   });
 
   it('pages through every key with paginate', async () => {
-    const wallet = await signIn(connect(), newWallet());
+    const wallet = await signIn(connect(), newWallet(), SIGNED_IN_AS);
     const asWallet = connect({ credential: wallet });
     const created: string[] = [];
     for (const label of ['one', 'two', 'three']) {

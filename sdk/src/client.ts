@@ -96,6 +96,8 @@ const PAGE_LIMIT = 100;
 
 export type TollgateClient = Omit<Client<paths>, keyof TypedMethods> &
   TypedMethods & {
+    /** The base URL the client calls, without a trailing slash (what `signIn` checks the sign-in message against). */
+    readonly baseUrl: string;
     /**
      * Every item of a paged list, page after page (following `X-Next-Cursor`), as an async iterator:
      * `for await (const key of tollgate.paginate('/api-keys/list')) …`. A refused page throws a TollgateError.
@@ -145,9 +147,10 @@ export function createTollgateClient({
   fetch: send = (request) => globalThis.fetch(request),
   ...options
 }: TollgateClientOptions): TollgateClient {
+  const base = baseUrl.replace(/\/+$/, '');
   const client = createClient<paths>({
     ...options,
-    baseUrl: baseUrl.replace(/\/+$/, ''),
+    baseUrl: base,
     fetch: resilientFetch(send, { timeout, maxRetries }),
   });
   client.use({
@@ -189,5 +192,5 @@ export function createTollgateClient({
   }
 
   // openapi-fetch's methods already carry `timeout` and `maxRetries` to resilientFetch; only their types narrow.
-  return Object.assign(client, { paginate }) as TollgateClient;
+  return Object.assign(client, { baseUrl: base, paginate }) as TollgateClient;
 }

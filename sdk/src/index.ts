@@ -28,11 +28,13 @@ export {
 } from './errors.js';
 export {
   signIn,
+  DEFAULT_SIGN_IN_CHAIN_ID,
   type SignedIn,
   type SignInOptions,
   type MessageSigner,
   type Eip1193Provider,
 } from './sign-in.js';
+export { SignInMessageError, type SignInMessageCode } from './siwe.js';
 export {
   verifyWebhook,
   WebhookVerificationError,

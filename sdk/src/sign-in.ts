@@ -1,6 +1,7 @@
 import { createTollgateClient, type TollgateClient, type TollgateClientOptions } from './client.js';
 import type { SessionCredential } from './credentials.js';
 import { unwrap } from './errors.js';
+import { checkSiweMessage } from './siwe.js';
 
 type Hex = `0x${string}`;
 
@@ -23,7 +24,21 @@ export interface SignInOptions {
   address?: string;
   /** With a base URL: the fetch to use (default: the global fetch). */
   fetch?: TollgateClientOptions['fetch'];
+  /**
+   * The chain (EIP-155 id) the sign-in message must name: the service's AUTH_CHAIN_ID. Default 1 (Ethereum
+   * mainnet, the service's default); a message for any other chain is refused.
+   */
+  chainId?: number;
+  /**
+   * The origin the sign-in message must name (its domain, and its URI's origin), e.g. `https://app.example.com`.
+   * Default: the base URL's. Set it only when the service signs in under another public origin than the URL called
+   * (its AUTH_DOMAIN and AUTH_URI, e.g. behind a load balancer's own address).
+   */
+  origin?: string;
 }
+
+/** The chain a sign-in message must name when the caller does not say. */
+export const DEFAULT_SIGN_IN_CHAIN_ID = 1;
 
 /** A signed-in wallet: a session credential to pass to `createTollgateClient`, and its address. */
 export interface SignedIn extends SessionCredential {
@@ -51,9 +66,12 @@ async function providerAddress(provider: Eip1193Provider): Promise<string> {
 }
 
 /**
- * Wallet login: POST /auth/nonce, sign the returned Sign-In with Ethereum message, POST /auth/verify. `target` is
- * the API's base URL or a client; `account` a viem account (anything with `address` and `signMessage`) or an
- * EIP-1193 provider. Resolves to the session (token, expiry, address); a refusal throws a TollgateError.
+ * Wallet login: POST /auth/nonce, check and sign the returned Sign-In with Ethereum message, POST /auth/verify.
+ * `target` is the API's base URL or a client; `account` a viem account (anything with `address` and
+ * `signMessage`) or an EIP-1193 provider. Only an EIP-4361 message for the expected origin (the base URL's, or
+ * `options.origin`), the signing address and the expected chain (`options.chainId`, default 1) is signed; anything
+ * else throws a SignInMessageError before the wallet is asked. Resolves to the session (token, expiry, address); a
+ * refusal of the service throws a TollgateError.
  */
 export async function signIn(
   target: string | TollgateClient,
@@ -65,7 +83,17 @@ export async function signIn(
   const address = isProvider(account)
     ? (options.address ?? (await providerAddress(account)))
     : (options.address ?? account.address);
+  // A page's client may call a relative base URL (`/api`): its origin is the page's.
+  const origin = new URL(
+    options.origin ?? client.baseUrl,
+    (globalThis as { location?: { href: string } }).location?.href,
+  );
   const challenge = await unwrap(client.POST('/auth/nonce', { body: { address } }));
+  checkSiweMessage(challenge.message, {
+    origin,
+    address,
+    chainId: options.chainId ?? DEFAULT_SIGN_IN_CHAIN_ID,
+  });
   const signature = isProvider(account)
     ? await account.request({ method: 'personal_sign', params: [utf8Hex(challenge.message), address] })
     : await account.signMessage({ message: challenge.message });

@@ -12,12 +12,15 @@ module.exports = async function report(client) {
     },
   });
   await busy.GET('/health', { maxRetries: 1 });
+  // One build: whatever loaded it, require() and import() hand out the same module, so the same classes.
+  const imported = await import('@tollgate/client');
   process.stdout.write(
     JSON.stringify({
       exports: Object.keys(client).sort(),
       paginate: typeof tollgate.paginate,
       family: new client.TollgateTimeoutError(1, 'http://x') instanceof client.TollgateError,
       attemptsWithOneRetryPerCall: attempts,
+      sameModuleAsImport: imported.TollgateError === client.TollgateError,
     }),
   );
 };

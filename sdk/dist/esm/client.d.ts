@@ -57,6 +57,8 @@ type TypedMethods = {
 /** The options of a paged list's GET (its `params.query` filters; `limit` sets the page size). */
 export type PageOptions<Path extends PagedPath> = CallOptions<Path, 'get'>;
 export type TollgateClient = Omit<Client<paths>, keyof TypedMethods> & TypedMethods & {
+    /** The base URL the client calls, without a trailing slash (what `signIn` checks the sign-in message against). */
+    readonly baseUrl: string;
     /**
      * Every item of a paged list, page after page (following `X-Next-Cursor`), as an async iterator:
      * `for await (const key of tollgate.paginate('/api-keys/list')) …`. A refused page throws a TollgateError.

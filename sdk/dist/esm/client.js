@@ -25,9 +25,10 @@ function uuid() {
  * options: `client.GET('/health', { timeout: 5_000, maxRetries: 0 })`.
  */
 export function createTollgateClient({ baseUrl, credential, timeout = DEFAULT_TIMEOUT_MS, maxRetries = DEFAULT_MAX_RETRIES, fetch: send = (request) => globalThis.fetch(request), ...options }) {
+    const base = baseUrl.replace(/\/+$/, '');
     const client = createClient({
         ...options,
-        baseUrl: baseUrl.replace(/\/+$/, ''),
+        baseUrl: base,
         fetch: resilientFetch(send, { timeout, maxRetries }),
     });
     client.use({
@@ -61,5 +62,5 @@ export function createTollgateClient({ baseUrl, credential, timeout = DEFAULT_TI
         } while (cursor !== undefined);
     }
     // openapi-fetch's methods already carry `timeout` and `maxRetries` to resilientFetch; only their types narrow.
-    return Object.assign(client, { paginate });
+    return Object.assign(client, { baseUrl: base, paginate });
 }

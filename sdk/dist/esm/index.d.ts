@@ -2,7 +2,8 @@ export { createTollgateClient, type TollgateClient, type TollgateClientOptions, 
 export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RequestSettings } from './transport.js';
 export { apiKey, sessionToken, authorization, type Credential, type ApiKeyCredential, type SessionCredential, } from './credentials.js';
 export { TollgateError, TollgateConnectionError, TollgateTimeoutError, isTollgateError, unwrap, type ErrorBody, type ErrorCode, type ClientErrorCode, } from './errors.js';
-export { signIn, type SignedIn, type SignInOptions, type MessageSigner, type Eip1193Provider, } from './sign-in.js';
+export { signIn, DEFAULT_SIGN_IN_CHAIN_ID, type SignedIn, type SignInOptions, type MessageSigner, type Eip1193Provider, } from './sign-in.js';
+export { SignInMessageError, type SignInMessageCode } from './siwe.js';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookHeaders, type WebhookVerificationCode, type VerifyWebhookOptions, } from './webhooks.js';
 export type { paths, components, operations } from './schema.js';
 import type { components } from './schema.js';

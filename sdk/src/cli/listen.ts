@@ -1,4 +1,5 @@
 /// <reference types="node" />
+import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TollgateClient } from '../client.js';
@@ -11,7 +12,10 @@ type EventType = NonNullable<components['schemas']['SaveWebhookDto']['events']>[
 type SavedWebhook = components['schemas']['SavedWebhookDto'];
 
 export interface ListenOptions {
+  /** Where verified deliveries go: an http or https URL. */
   forwardTo: string;
+  /** Where to write the webhook's signing secret (mode 600); the log only shows its start. */
+  secretFile?: string | undefined;
   events: EventType[] | undefined;
   /** Port of the local receiver on 127.0.0.1; 0 takes any free one. */
   port: number;
@@ -52,6 +56,38 @@ function answer(response: ServerResponse, status: number, text: string): void {
   response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The endpoint to forward to: an http(s) URL, nothing else (no file:, data: or other schemes fetch might take). A
+ * host other than this machine is allowed (a tunnel, a container) but named, since deliveries then leave it.
+ */
+export function forwardTarget(text: string, log: (line: string) => void): URL {
+  let target: URL;
+  try {
+    target = new URL(text);
+  } catch {
+    throw new UsageError(`--forward-to must be an http or https URL, such as http://localhost:4000/webhooks`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new UsageError(`--forward-to must be an http or https URL, not ${target.protocol}`);
+  }
+  if (target.username !== '' || target.password !== '') {
+    throw new UsageError('--forward-to must not carry a user name or password');
+  }
+  if (!LOOPBACK_HOSTS.has(target.hostname) && !/^127(\.\d{1,3}){3}$/.test(target.hostname)) {
+    log(`warning: ${target.host} is not this machine: signed deliveries will leave it, to ${target.origin}`);
+  }
+  return target;
+}
+
+/** `whsec_` and the first characters of the key: enough to tell two secrets apart, not enough to sign. */
+export function maskSecret(secret: string): string {
+  const prefix = 'whsec_';
+  const key = secret.startsWith(prefix) ? secret.slice(prefix.length) : secret;
+  return `${prefix}${key.slice(0, 4)}… (hidden)`;
+}
+
 /** What ends a `listen`: Ctrl-C, a process manager's stop, the terminal closing. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -69,6 +105,7 @@ function listenOn(server: Server, port: number): Promise<number> {
  * retries behave as they would in production). One line per delivery on stdout. Ctrl-C deletes the webhook.
  */
 export async function listen(client: TollgateClient, options: ListenOptions): Promise<void> {
+  const forwardTo = forwardTarget(options.forwardTo, options.log).href;
   // Known once the registration answers; the server must listen first, to have a URL to register.
   let saved: SavedWebhook | undefined;
   const server = createServer((request, response) => {
@@ -89,7 +126,7 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
       }
       let outcome: string;
       try {
-        const forwarded = await fetch(options.forwardTo, {
+        const forwarded = await fetch(forwardTo, {
           method: 'POST',
           headers: forwardedHeaders(request),
           body: new Uint8Array(body),
@@ -102,7 +139,7 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
         outcome = `failed (${cause})`;
-        answer(response, 502, `could not forward to ${options.forwardTo}: ${cause}`);
+        answer(response, 502, `could not forward to ${forwardTo}: ${cause}`);
       }
       options.print(`${time}  ${event.type}  ${event.id}  -> ${outcome}`);
     })().catch((error: unknown) => {
@@ -112,6 +149,7 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
 
   const port = await listenOn(server, options.port);
   const url = `http://127.0.0.1:${port}/`;
+  options.log(`registering the receiver ${url} as a webhook…`);
   // Caught from before the registration: a Ctrl-C (or a closed terminal) while it is under way still deletes the
   // webhook it makes, instead of killing the process and leaving the webhook behind.
   let stopping = false;
@@ -134,7 +172,7 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
       client.POST('/webhooks', {
         body: {
           url,
-          description: `tollgate listen -> ${options.forwardTo}`,
+          description: `tollgate listen -> ${forwardTo}`,
           ...(options.events ? { events: options.events } : {}),
         },
       }),
@@ -153,15 +191,28 @@ export async function listen(client: TollgateClient, options: ListenOptions): Pr
   }
   const webhookId = saved.id;
   if (!stopping) {
+    // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret. In
+    // full it goes to a file only, never to a terminal's scrollback or a CI log.
+    const secret = saved.secret;
+    if (secret !== undefined && options.secretFile !== undefined) {
+      writeFileSync(options.secretFile, `${secret}\n`, { mode: 0o600 });
+      chmodSync(options.secretFile, 0o600);
+    }
+    const where =
+      options.secretFile === undefined
+        ? 'pass --secret-file <path> to store it'
+        : `stored in ${options.secretFile}`;
+    options.log(
+      `webhook signing secret: ${secret === undefined ? '(not returned)' : `${maskSecret(secret)}, ${where}`}`,
+    );
     options.log(
       `listening on ${url} as webhook ${webhookId} (events: ${saved.events.join(', ')}), forwarding to ` +
-        `${options.forwardTo}; Ctrl-C to stop`,
+        `${forwardTo}; waiting for deliveries, Ctrl-C to stop`,
     );
-    // Deliveries are forwarded signed as they came: the developer's endpoint verifies them with this secret.
-    options.log(`webhook signing secret: ${saved.secret ?? '(not returned)'}`);
   }
 
   await stopRequested;
+  options.log(`stopping: deleting webhook ${webhookId}…`);
   // From here a Ctrl-C ends the process as usual.
   releaseSignals();
   server.close();

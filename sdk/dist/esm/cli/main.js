@@ -1,50 +1,135 @@
 #!/usr/bin/env node
 /// <reference types="node" />
 // `tollgate`: the API from a terminal, for developers without a wallet extension. Plain node:util parseArgs.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createTollgateClient } from '../client.js';
 import { sessionToken } from '../credentials.js';
 import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
-import { signIn } from '../sign-in.js';
+import { DEFAULT_SIGN_IN_CHAIN_ID, signIn } from '../sign-in.js';
+import { SignInMessageError } from '../siwe.js';
 import { listen } from './listen.js';
-import { readPrivateKey } from './private-key.js';
-import { credentialFor, loadSession, saveSession, serviceUrl, sessionFile, UsageError } from './settings.js';
+import { PRIVATE_KEY_OUT_OF_RANGE, readPrivateKey } from './private-key.js';
+import { renew } from './renew.js';
+import { credentialFor, loadSession, saveSession, serviceUrl, sessionFile, setting, UsageError, } from './settings.js';
+const COMMANDS = {
+    login: {
+        usage: 'login [--key-file <path>] [--chain-id <n>] [--origin <url>]',
+        summary: 'sign a wallet in and store the session',
+        help: `Signs the wallet of a private key in and stores the session for the service's URL. The key comes from
+--key-file, else TOLLGATE_PRIVATE_KEY (environment or .env), else a hidden prompt; never from the command line.
+Before signing, the service's sign-in message is checked: only an EIP-4361 message for the service's own origin,
+this wallet and the expected chain is signed; anything else is refused and nothing is signed.
+
+  --key-file <path>   the private key (0x and 64 hex digits)
+  --chain-id <n>      the chain the message must name (the service's AUTH_CHAIN_ID); default TOLLGATE_CHAIN_ID,
+                      else 1
+  --origin <url>      the origin the message must name, when the service signs in under another public address
+                      than --url (its AUTH_DOMAIN and AUTH_URI); command line only, never from .env
+Needs viem (an optional peer dependency of @tollgate/client): npm install viem`,
+    },
+    token: {
+        usage: 'token',
+        summary: 'print the stored session token',
+        help: 'Prints the session token login stored for the URL, for curl: TOKEN=$(tollgate token).',
+    },
+    status: {
+        usage: 'status [address]',
+        summary: 'the subscription of the wallet (or of an address)',
+        help: 'Prints the subscription of the signed-in wallet, or of an address (operators; also --address <a>).',
+    },
+    renew: {
+        usage: 'renew [--address <a>] [--tx-hash <0x…>] [--wait]',
+        summary: 'pay for one more period',
+        help: `Renews for one more period. Under the erc20 gateway, --tx-hash is the hash of the payment's transfer.
+
+  --address <a>    the subscription to renew (operators)
+  --tx-hash <0x…>  the transfer paying for the renewal (erc20 gateway)
+  --wait           while the transfer is not mined or lacks confirmations, wait (printing progress) and ask again`,
+    },
+    cancel: {
+        usage: 'cancel [--address <a>] [--immediate]',
+        summary: "cancel at the period's end (or now)",
+        help: 'Cancels the subscription at the end of its period, or at once with --immediate.',
+    },
+    keys: {
+        usage: 'keys create --label <l> --scope <s>… | keys list | keys revoke <id>',
+        summary: 'create, list and revoke API keys',
+        help: `keys create --label <l> --scope <s>…   create an API key (scopes: READ_ONLY, SUBSCRIPTIONS_MANAGE, FULL;
+                                       comma-separated or repeated); the key is printed once
+keys list                              every key of the wallet
+keys revoke <id>                       revoke a key`,
+    },
+    webhooks: {
+        usage: 'webhooks add <url> [--events <e,…>] | list | test [id] | deliveries <id>',
+        summary: 'configure webhook receivers',
+        help: `webhooks add <url> [--events <e,…>]   configure a receiver; prints its secret once
+webhooks list                          every webhook of the wallet
+webhooks test [id]                     send a webhook.test event (to every webhook, or to one)
+webhooks deliveries <id>               the delivery attempts of a webhook`,
+    },
+    events: {
+        usage: 'events [--events <e,…>] [--since <iso>] [--limit <n>] [--address <a>]',
+        summary: 'events, newest first',
+        help: `Events, newest first, with the ids the webhooks carry: reconcile after an outage of your receiver.
+
+  --events <e,…>   only these types     --since <iso>   only from this time on
+  --limit <n>      at most n events     --address <a>   another wallet's (operators)`,
+    },
+    listen: {
+        usage: 'listen --forward-to <url> [--events <e,…>] [--port <n>] [--secret-file <path>]',
+        summary: 'receive events on loopback, verify and forward them',
+        help: `Starts a receiver on 127.0.0.1, registers it as a webhook, and forwards each delivery whose signature
+checks out, raw body and headers unchanged, to --forward-to (an http or https URL; a host other than this machine
+is named in a warning, since deliveries then leave it). Ctrl-C deletes the webhook.
+
+  --forward-to <url>     where deliveries go
+  --events <e,…>         the event types to receive (default: all)
+  --port <n>             the receiver's port (default: any free one)
+  --secret-file <path>   write the webhook's signing secret there (mode 600) for your endpoint to verify with;
+                         the terminal only shows its start`,
+    },
+};
+const COMMON = `options: --url <base URL> (default: TOLLGATE_URL from the environment or .env, else http://localhost:3000)
+         --token-file <path> (default: ~/.config/tollgate/session.json)
+         --help, -h (also after a command: tollgate login --help) · --version
+credentials: TOLLGATE_API_KEY (environment or .env) if set, else the session stored by login.`;
 const USAGE = `usage: tollgate <command> [options]
 
-  login [--key-file <path>]                 sign a wallet in (key from the file, TOLLGATE_PRIVATE_KEY or a
-                                            hidden prompt; never on the command line) and store the session
-  token                                     print the stored session token (for curl: TOKEN=$(tollgate token))
-  status [address]                          the subscription of the wallet (or of an address)
-  renew [--address <a>] [--tx-hash <0x…>]   pay for one more period (erc20 gateway: the transfer's hash)
-  cancel [--address <a>] [--immediate]      cancel at the period's end (or now)
-  keys create --label <l> --scope <s>…      create an API key (READ_ONLY, SUBSCRIPTIONS_MANAGE, FULL)
-  keys list | keys revoke <id>
-  webhooks add <url> [--events <e,…>]       configure a receiver; prints its secret once
-  webhooks list | webhooks test [id] | webhooks deliveries <id>
-  events [--events <e,…>] [--since <iso>] [--limit <n>] [--address <a>]
-                                            events, newest first (the ids the webhooks carry): reconcile
-                                            after an outage of your receiver
-  listen --forward-to <url> [--events <e,…>] [--port <n>]
-                                            receive events on loopback, verify and forward them
+${Object.entries(COMMANDS)
+    .map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`)
+    .join('\n')}
 
-options: --url <base URL> (default: TOLLGATE_URL from the environment or .env, else http://localhost:3000)
-         --token-file <path> (default: ~/.config/tollgate/session.json)
-credentials: TOLLGATE_API_KEY (environment or .env) if set, else the session stored by login.`;
+${COMMON}`;
+function commandHelp(name) {
+    const command = COMMANDS[name];
+    return `usage: tollgate ${command.usage}\n\n${command.help}\n\n${COMMON}`;
+}
+/** The version of this package, from its package.json (two levels above dist/esm/cli). */
+function version() {
+    const manifest = new URL('../../../package.json', import.meta.url);
+    return JSON.parse(readFileSync(manifest, 'utf8')).version;
+}
 const OPTIONS = {
     url: { type: 'string' },
     'token-file': { type: 'string' },
     'key-file': { type: 'string' },
+    'chain-id': { type: 'string' },
+    origin: { type: 'string' },
     address: { type: 'string' },
     'tx-hash': { type: 'string' },
+    wait: { type: 'boolean' },
     immediate: { type: 'boolean' },
     label: { type: 'string' },
     scope: { type: 'string', multiple: true },
     events: { type: 'string', multiple: true },
     'forward-to': { type: 'string' },
+    'secret-file': { type: 'string' },
     since: { type: 'string' },
     limit: { type: 'string' },
     port: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
 };
 function print(line) {
     process.stdout.write(`${line}\n`);
@@ -71,7 +156,7 @@ function list(values) {
 function positional(positionals, index, name) {
     const value = positionals[index];
     if (value === undefined)
-        throw new UsageError(`missing <${name}>\n\n${USAGE}`);
+        throw new UsageError(`missing <${name}>\n\n${commandHelp(positionals[0])}`);
     return value;
 }
 async function run(argv) {
@@ -81,8 +166,16 @@ async function run(argv) {
     }
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
     const [command, sub] = positionals;
-    if (values.help || command === undefined || command === 'help')
+    if (values.version)
+        return print(version());
+    if (command === 'help' && sub !== undefined && sub in COMMANDS)
+        return print(commandHelp(sub));
+    if (command === undefined || command === 'help')
         return print(USAGE);
+    if (!(command in COMMANDS))
+        throw new UsageError(`unknown command: ${command}\n\n${USAGE}`);
+    if (values.help)
+        return print(commandHelp(command));
     const url = serviceUrl(values.url);
     const file = sessionFile(values['token-file']);
     const anonymous = () => createTollgateClient({ baseUrl: url });
@@ -90,9 +183,18 @@ async function run(argv) {
     const address = values.address === undefined ? {} : { address: values.address };
     switch (command) {
         case 'login': {
-            const { privateKeyToAccount } = await import('viem/accounts');
-            const account = privateKeyToAccount(await readPrivateKey(values['key-file']));
-            const session = await signIn(anonymous(), account);
+            const chainId = chainIdOption(values['chain-id'] ?? setting('TOLLGATE_CHAIN_ID'));
+            const origin = values.origin === undefined ? undefined : originOption(values.origin);
+            // viem first: no prompt for a key that could not be used.
+            const accounts = await viemAccounts();
+            const account = accountOf(accounts, await readPrivateKey(values['key-file']));
+            // Said before anything is signed: a mistyped --url or a .env's TOLLGATE_URL shows here.
+            log(`signing in to ${url}${origin === undefined ? '' : ` (as ${origin})`} as ${account.address} on chain ` +
+                `${chainId}`);
+            const session = await signIn(anonymous(), account, {
+                chainId,
+                ...(origin === undefined ? {} : { origin }),
+            });
             const expiresAt = session.expiresAt.toISOString();
             saveSession(file, { url, address: session.address, token: session.token, expiresAt });
             // Checks the stored token the way every other command will use it.
@@ -109,7 +211,9 @@ async function run(argv) {
         }
         case 'renew': {
             const payment = values['tx-hash'] === undefined ? {} : { payment: { txHash: values['tx-hash'] } };
-            return printObject(await unwrap(authed().POST('/subscriptions/renew', { body: { ...address, ...payment } })));
+            const body = { ...address, ...payment };
+            const wait = values.wait === true && values['tx-hash'] !== undefined;
+            return printObject(await renew(authed(), body, wait ? { log } : undefined));
         }
         case 'cancel': {
             const body = { ...address, immediate: values.immediate ?? false };
@@ -138,9 +242,10 @@ async function run(argv) {
         case 'listen': {
             const forwardTo = values['forward-to'];
             if (forwardTo === undefined)
-                throw new UsageError(`listen needs --forward-to <url>\n\n${USAGE}`);
+                throw new UsageError(`listen needs --forward-to <url>\n\n${commandHelp('listen')}`);
             return listen(authed(), {
                 forwardTo,
+                secretFile: values['secret-file'],
                 events: list(values.events),
                 port: values.port === undefined ? 0 : Number(values.port),
                 print,
@@ -149,6 +254,47 @@ async function run(argv) {
         }
         default:
             throw new UsageError(`unknown command: ${command}\n\n${USAGE}`);
+    }
+}
+function chainIdOption(value) {
+    if (value === undefined)
+        return DEFAULT_SIGN_IN_CHAIN_ID;
+    const chainId = Number(value);
+    if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(chainId)) {
+        throw new UsageError(`--chain-id (or TOLLGATE_CHAIN_ID) must be a positive integer, not ${JSON.stringify(value)}`);
+    }
+    return chainId;
+}
+function originOption(value) {
+    try {
+        const origin = new URL(value);
+        if (origin.protocol === 'http:' || origin.protocol === 'https:')
+            return origin.origin;
+    }
+    catch {
+        // Refused below, as any other value that is no http(s) URL.
+    }
+    throw new UsageError(`--origin must be an http or https URL, such as https://app.example.com`);
+}
+/** viem's accounts module: an optional peer dependency, needed by login only. */
+async function viemAccounts() {
+    try {
+        return await import('viem/accounts');
+    }
+    catch (error) {
+        if (error.code !== 'ERR_MODULE_NOT_FOUND')
+            throw error;
+        throw new UsageError('`tollgate login` signs with viem, which is not installed: npm install viem (an optional peer dependency ' +
+            'of @tollgate/client, left out for library users who sign with a wallet of their own)');
+    }
+}
+function accountOf(accounts, privateKey) {
+    try {
+        return accounts.privateKeyToAccount(privateKey);
+    }
+    catch {
+        // viem's error quotes the key: never print it.
+        throw new UsageError(PRIVATE_KEY_OUT_OF_RANGE);
     }
 }
 async function keys(client, sub, positionals, label, scopes) {
@@ -178,7 +324,7 @@ async function keys(client, sub, positionals, label, scopes) {
             return printObject(revoked);
         }
         default:
-            throw new UsageError(`keys create|list|revoke\n\n${USAGE}`);
+            throw new UsageError(`keys create|list|revoke\n\n${commandHelp('keys')}`);
     }
 }
 async function webhooks(client, sub, positionals, events) {
@@ -212,7 +358,7 @@ async function webhooks(client, sub, positionals, events) {
             return;
         }
         default:
-            throw new UsageError(`webhooks add|list|test|deliveries\n\n${USAGE}`);
+            throw new UsageError(`webhooks add|list|test|deliveries\n\n${commandHelp('webhooks')}`);
     }
 }
 // `tollgate events | head`: a reader that stops early is not an error.
@@ -228,6 +374,10 @@ catch (error) {
     if (error instanceof UsageError || error.code?.startsWith('ERR_PARSE_ARGS')) {
         log(error.message);
         process.exitCode = 2;
+    }
+    else if (error instanceof SignInMessageError) {
+        log(`refused to sign: ${error.message}`);
+        process.exitCode = 1;
     }
     else if (error instanceof TollgateConnectionError) {
         log(`${error.message} (is the service running? set TOLLGATE_URL or --url)`);

@@ -2,6 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { setting, UsageError } from './settings.js';
 const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+/** The order of secp256k1: a private key is a number from 1 to one below it. */
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+export const PRIVATE_KEY_OUT_OF_RANGE = 'the private key is out of range: it must be above 0 and below the secp256k1 curve order';
 /** Reads a line from the terminal without echoing it. */
 function promptHidden(question) {
     const { stdin, stderr } = process;
@@ -53,7 +56,11 @@ export async function readPrivateKey(keyFile) {
         key = await promptHidden('Private key (0x…, not shown): ');
     }
     key = key.trim();
+    // Neither message quotes the key: it would end up in a terminal's scrollback or a CI log.
     if (!PRIVATE_KEY.test(key))
         throw new UsageError('the private key must be 0x followed by 64 hex digits');
+    const value = BigInt(key);
+    if (value === 0n || value >= CURVE_ORDER)
+        throw new UsageError(PRIVATE_KEY_OUT_OF_RANGE);
     return key;
 }
