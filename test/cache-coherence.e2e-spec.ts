@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { CACHE_TOPICS } from '../src/cache/cache-topics.js';
 import { InvalidationLog } from '../src/cache/invalidation-log.service.js';
+import { invalidationTrigger } from '../src/cache/invalidation-trigger.js';
 import { http } from './utils/http.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
@@ -50,6 +51,42 @@ describe('cache coherence through database triggers', () => {
       ),
     );
     expect([...written].sort()).toEqual(Object.values(CACHE_TOPICS).sort());
+  });
+
+  it("writes a table's trigger with invalidationTrigger: old and new keys, watched columns only", async () => {
+    const trigger = invalidationTrigger({
+      table: 'scratch_cached',
+      topic: CACHE_TOPICS.subscription,
+      key: (row) => `${row}."address"`,
+      watched: ['address', 'plan'],
+    });
+    await db.query('BEGIN');
+    try {
+      await db.query('CREATE TABLE scratch_cached (address text PRIMARY KEY, plan text, seen_at int)');
+      for (const statement of trigger.up) await db.query(statement);
+      const { rows: mark } = await db.query<{ id: string }>(
+        'SELECT coalesce(max(id), 0) AS id FROM cache_invalidations',
+      );
+      await db.query(`INSERT INTO scratch_cached VALUES ('0xa', 'basic', 1)`);
+      await db.query(`UPDATE scratch_cached SET seen_at = 2`);
+      await db.query(`UPDATE scratch_cached SET plan = 'pro'`);
+      await db.query(`UPDATE scratch_cached SET address = '0xb'`);
+      await db.query(`DELETE FROM scratch_cached`);
+      const { rows } = await db.query<{ topic: string; key: string }>(
+        'SELECT topic, key FROM cache_invalidations WHERE id > $1 ORDER BY id',
+        [mark[0]!.id],
+      );
+      expect(rows.map(({ topic, key }) => `${topic} ${key}`)).toEqual([
+        'subscription 0xa', // insert
+        'subscription 0xa', // plan changed (not seen_at)
+        'subscription 0xa', // address changed: the old key and the new
+        'subscription 0xb',
+        'subscription 0xb', // delete
+      ]);
+      for (const statement of trigger.down) await db.query(statement);
+    } finally {
+      await db.query('ROLLBACK');
+    }
   });
 
   it('refuses a key revoked by SQL on its next request', async () => {
