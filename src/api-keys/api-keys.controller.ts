@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { ApiTag } from '../common/http/api-tag.js';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
 import { ApiPagedResponse, pageRequest, PageQueryDto, sendPage } from '../common/pagination/cursor-page.js';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
@@ -47,7 +48,7 @@ function toDto(record: ApiKeyRecord): ApiKeyDto {
   };
 }
 
-@ApiTags('api-keys')
+@ApiTag('api-keys', { description: 'Scoped API keys for server-side integrations: create, list, revoke.' })
 @Controller('api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Inject, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag } from '../common/http/api-tag.js';
 import type { FastifyReply } from 'fastify';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
@@ -21,7 +22,10 @@ import type { Principal } from './principal.js';
 import { ALL_SCOPES } from './scopes.js';
 import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie.js';
 
-@ApiTags('auth')
+@ApiTag('auth', {
+  description: 'Wallet sign-in (Sign-In with Ethereum), the current session, sign-out.',
+  place: 'first',
+})
 @Controller('auth')
 export class AuthController {
   constructor(

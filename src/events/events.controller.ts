@@ -1,5 +1,6 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation } from '@nestjs/swagger';
+import { ApiTag } from '../common/http/api-tag.js';
 import type { FastifyReply } from 'fastify';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator.js';
@@ -15,7 +16,9 @@ import {
 import { EventDto, ListEventsQueryDto } from './dto/event.dto.js';
 import { EventsService } from './events.service.js';
 
-@ApiTags('events')
+@ApiTag('events', {
+  description: 'Every event the webhooks carry, listed for reconciliation (kept EVENTS_RETENTION_DAYS).',
+})
 @Controller('events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

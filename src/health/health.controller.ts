@@ -1,5 +1,6 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { ApiTag } from '../common/http/api-tag.js';
 import { HealthCheckService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/decorators/public.decorator.js';
@@ -16,7 +17,10 @@ interface CheckOutcome {
   details: Record<string, DependencyCheckDto>;
 }
 
-@ApiTags('health')
+@ApiTag('health', {
+  description: 'Liveness and readiness for load balancers and orchestrators.',
+  place: 'last',
+})
 @Controller('health')
 export class HealthController {
   private last: { at: number; outcome: Promise<CheckOutcome> } | undefined;

@@ -1,4 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, getSchemaPath, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import * as yaml from 'js-yaml';
 import {
@@ -20,6 +21,7 @@ import {
   SubscriptionRenewedEventDto,
 } from '../subscriptions/dto/subscription-webhook-events.dto.js';
 import { WebhookTestEventDto } from '../webhooks/dto/webhook-test-event.dto.js';
+import { declaredTags } from '../common/http/api-tag.js';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -89,16 +91,6 @@ function withRequestIds(document: OpenAPIObject): OpenAPIObject {
   }
   return document;
 }
-
-/** The tags in reading order: sign in first, then what a session or key does, then operations. */
-const TAGS: ReadonlyArray<[name: string, description: string]> = [
-  ['auth', 'Wallet sign-in (Sign-In with Ethereum), the current session, sign-out.'],
-  ['subscriptions', "A wallet's subscription: status, renewal, cancel, history, and how renewals are paid."],
-  ['api-keys', 'Scoped API keys for server-side integrations: create, list, revoke.'],
-  ['webhooks', 'Signed event deliveries: configurations, test sends, the delivery log and retries.'],
-  ['events', 'Every event the webhooks carry, listed for reconciliation (kept EVENTS_RETENTION_DAYS).'],
-  ['health', 'Liveness and readiness for load balancers and orchestrators.'],
-];
 
 /**
  * Each event type, with the schema of the body it is delivered with: a `Record` over `EventType`, so a type added to
@@ -377,11 +369,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       'cookie',
     );
-  for (const [name, description] of TAGS) config.addTag(name, description);
+  const tags = declaredTags(app.get(ModulesContainer));
+  for (const { name, description } of tags) config.addTag(name, description);
   const document = SwaggerModule.createDocument(app, config.build(), {
     operationIdFactory: (_controllerKey, methodKey) => methodKey,
     extraModels: [ErrorResponseDto, ...Object.values(WEBHOOK_EVENTS).map(([model]) => model)],
   });
+  const described = new Set(tags.map(({ name }) => name));
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as [string, { tags?: string[] }][]) {
+      const undescribed = (operation.tags ?? []).filter((tag) => !described.has(tag));
+      if (undescribed.length > 0) {
+        throw new Error(
+          `${method.toUpperCase()} ${path}: tag ${undescribed.join(', ')} has no description; declare it with @ApiTag`,
+        );
+      }
+    }
+  }
   // Proprietary: named, with no licence text to link to.
   document.info.license = { name: 'Proprietary' };
   const complete = withWebhooks(

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag } from '../common/http/api-tag.js';
 import type { FastifyReply } from 'fastify';
 import { resolveTargetAddress } from '../auth/access/address-access.js';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
@@ -89,7 +90,9 @@ const ACCESS =
   'An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only ' +
   'on their own (403 `address_forbidden`).';
 
-@ApiTags('subscriptions')
+@ApiTag('subscriptions', {
+  description: "A wallet's subscription: status, renewal, cancel, history, and how renewals are paid.",
+})
 @Controller('subscriptions')
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}

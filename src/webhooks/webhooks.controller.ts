@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { ApiTag } from '../common/http/api-tag.js';
 import type { FastifyReply } from 'fastify';
 import { Authenticated } from '../auth/decorators/authenticated.decorator.js';
 import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator.js';
@@ -71,7 +72,9 @@ function toAttemptDto(record: WebhookAttemptRecord): WebhookAttemptDto {
   };
 }
 
-@ApiTags('webhooks')
+@ApiTag('webhooks', {
+  description: 'Signed event deliveries: configurations, test sends, the delivery log and retries.',
+})
 @Controller('webhooks')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
