@@ -2,7 +2,10 @@ import { createHmac } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { fitsTiebreaker, PAGED_LISTS, type PagedList } from '../src/common/pagination/cursor-page.js';
+import { buildOpenApiDocument } from '../src/openapi/openapi.js';
 import { http } from './utils/http.js';
+import { pagedRoutes } from './utils/paged-routes.js';
 import { RawConnection } from './utils/raw-http.js';
 import { routeTable, type RouteEntry } from './utils/route-table.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
@@ -206,13 +209,6 @@ const numberish: fc.Arbitrary<unknown> = fc.oneof(
   fc.double().map(String),
   fc.jsonValue({ maxDepth: 1 }),
 );
-/** The list each paged route's cursors name. */
-const PAGED_ROUTES: Record<string, string> = {
-  '/subscriptions/history': 'subscription_history',
-  '/api-keys/list': 'api_keys',
-  '/webhooks/deliveries': 'webhook_attempts',
-};
-const PAGED_LISTS = Object.values(PAGED_ROUTES);
 /** Edited cursors: the right shape with values out of range, another list's, another shape, or no cursor at all. */
 const tamperedCursor: fc.Arbitrary<string> = fc.oneof(
   fc
@@ -433,6 +429,8 @@ function rawRequest(url: string, request: string | Buffer): Promise<{ status: nu
 describe('hostile input on every route', () => {
   let t: TestApp;
   let routes: RouteEntry[];
+  /** The list each paged route's cursors name, as the routes declare it. */
+  let paged: Record<string, PagedList>;
   let session: WalletSession;
   let sent = 0;
   const problems: string[] = [];
@@ -440,6 +438,7 @@ describe('hostile input on every route', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { CORS_ORIGINS: ALLOWED_ORIGIN } });
     routes = routeTable(t.app);
+    paged = pagedRoutes(t.app);
     session = await login(t.url);
   });
   afterAll(async () => {
@@ -763,11 +762,20 @@ describe('hostile input on every route', () => {
   it('refuses edited cursors on every paged list with 400 invalid_cursor, never 5xx', async () => {
     const api = http(t.url);
     await ensureSession();
-    const lists: Array<[path: string, list: string, id: string]> = [
-      ['/subscriptions/history', 'subscription_history', '1'],
-      ['/api-keys/list', 'api_keys', UUID],
-      ['/webhooks/deliveries', 'webhook_attempts', UUID],
-    ];
+    // Every route that takes a cursor declares the list it pages, and every list is paged by one route.
+    const document = buildOpenApiDocument(t.app);
+    const takingCursors = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.values(item as Record<string, { parameters?: Array<{ name?: string; in?: string }> }>).some(
+        (operation) => operation.parameters?.some((p) => p.name === 'cursor' && p.in === 'query'),
+      )
+        ? [path]
+        : [],
+    );
+    expect(Object.keys(paged).sort()).toEqual(takingCursors.sort());
+    expect(Object.values(paged).sort()).toEqual([...PAGED_LISTS].sort());
+    const lists = Object.entries(paged).map(
+      ([path, list]) => [path, list, fitsTiebreaker(list, '1') ? '1' : UUID] as const,
+    );
     for (const [path, list, id] of lists) {
       const cursors = [
         [list, '1', '9999999999999999999'],
@@ -877,7 +885,7 @@ describe('hostile input on every route', () => {
         const route = routes[sample.route % routes.length]!;
         const method = sample.method ?? route.method;
         const { ownCursor, ...query } = sample.query;
-        const list = PAGED_ROUTES[route.path];
+        const list = paged[route.path];
         if (ownCursor && list) query.cursor = b64(JSON.stringify([list, ...ownCursor]));
         const search = new URLSearchParams(query as Record<string, string>).toString();
         const path =

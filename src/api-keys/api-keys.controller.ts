@@ -104,7 +104,7 @@ export class ApiKeysController {
       'for those other instances served (use is counted in memory and written every 10 s). Without `limit` or ' +
       '`cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.',
   })
-  @ApiPagedResponse({ type: ApiKeyDto, description: "The caller's keys, newest first." })
+  @ApiPagedResponse({ type: ApiKeyDto, description: "The caller's keys, newest first.", list: 'api_keys' })
   @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'] })
   async listApiKeys(
     @CurrentPrincipal() principal: Principal,

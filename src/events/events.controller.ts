@@ -38,7 +38,7 @@ export class EventsController {
       'address and may narrow them with `address`; anyone else sees only their own (another `address`: 403 ' +
       '`address_forbidden`).',
   })
-  @ApiPagedResponse({ type: EventDto, description: 'The events, newest first.' })
+  @ApiPagedResponse({ type: EventDto, description: 'The events, newest first.', list: 'events' })
   @ApiErrors({
     400: ['validation_failed', 'invalid_cursor', 'invalid_time_range'],
     403: ['address_forbidden'],

@@ -261,7 +261,11 @@ export class SubscriptionsController {
       "`address`, the caller's own. Without `limit` or `cursor`, the whole history; with either, one page " +
       `(cursor pagination, addition): see \`X-Next-Cursor\`. ${ACCESS}`,
   })
-  @ApiPagedResponse({ type: SubscriptionEventDto, description: 'The history, newest first.' })
+  @ApiPagedResponse({
+    type: SubscriptionEventDto,
+    description: 'The history, newest first.',
+    list: 'subscription_history',
+  })
   @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'], 403: ['address_forbidden'] })
   async getSubscriptionHistory(
     @CurrentPrincipal() principal: Principal,

@@ -157,7 +157,11 @@ export class WebhooksController {
       'when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page (cursor pagination, ' +
       'addition).',
   })
-  @ApiPagedResponse({ type: WebhookAttemptDto, description: 'The attempts, newest first.' })
+  @ApiPagedResponse({
+    type: WebhookAttemptDto,
+    description: 'The attempts, newest first.',
+    list: 'webhook_attempts',
+  })
   @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'], 404: ['webhook_not_found'] })
   async listWebhookDeliveries(
     @CurrentPrincipal() principal: Principal,

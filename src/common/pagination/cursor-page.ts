@@ -1,4 +1,4 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -56,6 +56,12 @@ const LISTS = {
 } as const;
 const isMicros = digitsUpTo(MAX_MICROS);
 export type PagedList = keyof typeof LISTS;
+/** Every list that pages: each is named by the one route that serves it (`ApiPagedResponse`'s `list`). */
+export const PAGED_LISTS = Object.keys(LISTS) as PagedList[];
+/** Whether `value` has the shape of the list's tiebreaker (a cursor carrying another is refused). */
+export const fitsTiebreaker = (list: PagedList, value: string): boolean => LISTS[list](value);
+/** The handler metadata under which `ApiPagedResponse` records the list a route pages. */
+export const PAGED_LIST = 'tollgate:paged-list';
 
 export const PageErrors = {
   invalidCursor: () =>
@@ -145,9 +151,17 @@ export function toPage<T>(rows: Array<T & { position: PagePosition }>, limit: nu
 export const NEXT_CURSOR_DESCRIPTION =
   'Present when another page follows: pass it as `cursor` to get that page.';
 
-/** Documents the `X-Next-Cursor` header on a paged list's 200 answer. */
-export function ApiPagedResponse(options: { type: new () => unknown; description: string }): MethodDecorator {
+/**
+ * Documents the `X-Next-Cursor` header on a paged list's 200 answer, and records which list the route pages, so
+ * the hostile-input tests find every paged route and its cursors themselves.
+ */
+export function ApiPagedResponse(options: {
+  type: new () => unknown;
+  description: string;
+  list: PagedList;
+}): MethodDecorator {
   return applyDecorators(
+    SetMetadata(PAGED_LIST, options.list),
     ApiResponse({
       status: 200,
       type: options.type,
