@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PAYMENT_GATEWAYS } from '../../config/settings.js';
 import type { SubscriptionStatus } from '../subscription-state.js';
 
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -192,7 +193,7 @@ export class Erc20PlanDto {
 /** `GET /subscriptions/plan`: how renewals are paid here. */
 export class PlanDto {
   @ApiProperty({
-    enum: ['free', 'operator', 'erc20'],
+    enum: PAYMENT_GATEWAYS,
     example: 'erc20',
     description:
       '`free`: renew without paying. `operator`: only operators (and their API keys) renew. `erc20`: pay on chain, ' +
