@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import type { SqlExecutor } from '../database/database.service.js';
 import { empty, join, raw, sql, type Sql } from '../database/sql.js';
@@ -29,18 +30,28 @@ export interface OutboxHandler {
 }
 
 /**
+ * Marks a provider as an {@link OutboxHandler}: the outbox finds every one when the app starts, so a module that
+ * reacts to events declares it here and registers nothing.
+ */
+export const ReactsToEvents = DiscoveryService.createDecorator<void>();
+
+/**
  * Records domain events in the caller's transaction and lets other modules react in that same transaction, so
  * producers (subscriptions, API keys) need not know who consumes their events. The event and every reaction are one
  * statement, one round trip: data-modifying CTEs always run, and foreign keys to the event are checked at its end.
  */
 @Injectable()
-export class EventOutbox {
-  private readonly handlers: OutboxHandler[] = [];
+export class EventOutbox implements OnModuleInit {
+  private handlers: OutboxHandler[] = [];
   /** Prepared statement names, by the composed text: one per combination of follow-ups that occurs. */
   private readonly names = new Map<string, string>();
 
-  register(handler: OutboxHandler): void {
-    this.handlers.push(handler);
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    this.handlers = this.discovery
+      .getProviders({ metadataKey: ReactsToEvents.KEY })
+      .map((wrapper) => wrapper.instance as OutboxHandler);
   }
 
   async record(tx: SqlExecutor, event: NewEvent): Promise<RecordedEvent> {

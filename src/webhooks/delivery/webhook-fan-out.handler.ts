@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import type { Sql } from '../../database/sql.js';
-import { EventOutbox, type OutboxHandler, type RecordedEvent } from '../../events/event-outbox.service.js';
+import { ReactsToEvents, type OutboxHandler, type RecordedEvent } from '../../events/event-outbox.service.js';
 import { SUBSCRIPTION_EVENT_TYPES } from '../../events/event-types.js';
 import { DeliveryQueue } from './queue/delivery-queue.js';
 import { TEST_EVENT_TYPE } from './webhook-delivery.service.js';
@@ -13,19 +13,15 @@ import { webhookBody } from './webhook-message.js';
  * the wallet the event is about that subscribe to its type, and, for subscription events, to operators' too.
  */
 @Injectable()
-export class WebhookFanOut implements OutboxHandler, OnModuleInit {
+@ReactsToEvents()
+export class WebhookFanOut implements OutboxHandler {
   private readonly operators: readonly string[];
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly outbox: EventOutbox,
     private readonly queue: DeliveryQueue,
   ) {
     this.operators = [...config.operatorAddresses];
-  }
-
-  onModuleInit(): void {
-    this.outbox.register(this);
   }
 
   followUp(event: RecordedEvent): Sql | undefined {
