@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { checksumAddress } from '../common/address/wallet-address.js';
 import { AuthErrors } from '../auth/auth.errors.js';
 import type { Principal } from '../auth/principal.js';
-import { CredentialRoutes } from '../auth/guards/credential-routes.js';
+import { ClaimsCredentials, type CredentialClaimant } from '../auth/guards/credential-routes.js';
 import { bearerToken, type CredentialRequest } from '../auth/strategies/session-credentials.js';
 import { digestApiKey, isWellFormedApiKey, looksLikeApiKey } from './api-key-format.js';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker.js';
@@ -19,18 +19,19 @@ import { ApiKeyLookup } from './api-key-lookup.service.js';
  * kept). Each use is counted (ApiKeyUsageTracker).
  */
 @Injectable()
-export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
+@ClaimsCredentials()
+export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') implements CredentialClaimant {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lookup: ApiKeyLookup,
     private readonly usage: ApiKeyUsageTracker,
-    routes: CredentialRoutes,
   ) {
     super();
-    routes.register(this, (request) => {
-      const token = bearerToken(request);
-      return token !== null && looksLikeApiKey(token);
-    });
+  }
+
+  claims(request: CredentialRequest): boolean {
+    const token = bearerToken(request);
+    return token !== null && looksLikeApiKey(token);
   }
 
   async validate(request: CredentialRequest): Promise<Principal> {

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { AuthController } from './auth.controller.js';
@@ -24,6 +24,7 @@ import { SessionPrincipals } from './strategies/session-principals.js';
  */
 @Global()
 @Module({
+  imports: [DiscoveryModule],
   controllers: [AuthController],
   providers: [
     AuthService,
