@@ -102,6 +102,11 @@ describe('the import graph of src/', () => {
     expect(backwards).toEqual([]);
   });
 
+  it('keeps plans/ below subscriptions/: plans import neither subscriptions/ nor any room that builds on them', () => {
+    const fromPlans = new Set(crossImports().flatMap(({ from, to }) => (from === 'plans' ? [to] : [])));
+    expect([...fromPlans].sort()).toEqual(['auth', 'common', 'config', 'database']);
+  });
+
   it('sees the imports it checks: api-keys/ uses auth/ and database/', () => {
     const fromApiKeys = new Set(crossImports().flatMap(({ from, to }) => (from === 'api-keys' ? [to] : [])));
     expect([...fromApiKeys]).toEqual(expect.arrayContaining(['auth', 'database']));

@@ -92,6 +92,7 @@ function withRequestIds(document: OpenAPIObject): OpenAPIObject {
 const TAGS: ReadonlyArray<[name: string, description: string]> = [
   ['auth', 'Wallet sign-in (Sign-In with Ethereum), the current session, sign-out.'],
   ['subscriptions', "A wallet's subscription: status, renewal, cancel, history, and how renewals are paid."],
+  ['plans', 'What the service sells: the plans offered (public), and their management by operators.'],
   ['api-keys', 'Scoped API keys for server-side integrations: create, list, revoke.'],
   ['webhooks', 'Signed event deliveries: configurations, test sends, the delivery log and retries.'],
   ['events', 'Every event the webhooks carry, listed for reconciliation (kept EVENTS_RETENTION_DAYS).'],
