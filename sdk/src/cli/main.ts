@@ -8,6 +8,7 @@ import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
 import type { components } from '../schema.js';
 import { signIn } from '../sign-in.js';
 import { listen } from './listen.js';
+import { plans, PLANS_OPTIONS, PLANS_USAGE } from './plans.js';
 import { readPrivateKey } from './private-key.js';
 import { credentialFor, loadSession, saveSession, serviceUrl, sessionFile, UsageError } from './settings.js';
 
@@ -32,6 +33,7 @@ const USAGE = `usage: tollgate <command> [options]
                                             after an outage of your receiver
   listen --forward-to <url> [--events <e,…>] [--port <n>]
                                             receive events on loopback, verify and forward them
+${PLANS_USAGE}
 
 options: --url <base URL> (default: TOLLGATE_URL from the environment or .env, else http://localhost:3000)
          --token-file <path> (default: ~/.config/tollgate/session.json)
@@ -52,6 +54,7 @@ const OPTIONS = {
   limit: { type: 'string' },
   port: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...PLANS_OPTIONS,
 } as const;
 
 function print(line: string): void {
@@ -152,6 +155,8 @@ async function run(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'plans':
+      return plans({ anonymous, authed, print }, sub, positionals, values);
     case 'listen': {
       const forwardTo = values['forward-to'];
       if (forwardTo === undefined) throw new UsageError(`listen needs --forward-to <url>\n\n${USAGE}`);

@@ -7,6 +7,7 @@ import { sessionToken } from '../credentials.js';
 import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
 import { signIn } from '../sign-in.js';
 import { listen } from './listen.js';
+import { plans, PLANS_OPTIONS, PLANS_USAGE } from './plans.js';
 import { readPrivateKey } from './private-key.js';
 import { credentialFor, loadSession, saveSession, serviceUrl, sessionFile, UsageError } from './settings.js';
 const USAGE = `usage: tollgate <command> [options]
@@ -26,6 +27,7 @@ const USAGE = `usage: tollgate <command> [options]
                                             after an outage of your receiver
   listen --forward-to <url> [--events <e,…>] [--port <n>]
                                             receive events on loopback, verify and forward them
+${PLANS_USAGE}
 
 options: --url <base URL> (default: TOLLGATE_URL from the environment or .env, else http://localhost:3000)
          --token-file <path> (default: ~/.config/tollgate/session.json)
@@ -45,6 +47,7 @@ const OPTIONS = {
     limit: { type: 'string' },
     port: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
+    ...PLANS_OPTIONS,
 };
 function print(line) {
     process.stdout.write(`${line}\n`);
@@ -135,6 +138,8 @@ async function run(argv) {
             }
             return;
         }
+        case 'plans':
+            return plans({ anonymous, authed, print }, sub, positionals, values);
         case 'listen': {
             const forwardTo = values['forward-to'];
             if (forwardTo === undefined)
