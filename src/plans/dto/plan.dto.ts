@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -58,6 +59,44 @@ const EXAMPLE = {
   trialSeconds: 604_800,
 };
 
+/** `features` of both bodies: optional, never null, each a feature key, no duplicates. */
+const FeatureList = (doc: { description: string; default?: string[] }): PropertyDecorator =>
+  applyDecorators(
+    ApiProperty({
+      required: false,
+      type: [String],
+      maxItems: FEATURES_HARD_MAX,
+      uniqueItems: true,
+      items: { type: 'string', pattern: PLAN_FEATURE.source },
+      example: EXAMPLE.features,
+      ...doc,
+    }),
+    Given(),
+    IsArray(),
+    ArrayMaxSize(FEATURES_HARD_MAX),
+    ArrayUnique(),
+    IsString({ each: true }),
+    Matches(PLAN_FEATURE, { each: true, message: 'each feature must be 1-64 of a-z, 0-9, ., _ and -' }),
+  );
+
+/** `trialSeconds` of both bodies: optional, null for no trial. */
+const TrialSeconds = (doc: { description: string; default?: null }): PropertyDecorator =>
+  applyDecorators(
+    ApiProperty({
+      required: false,
+      type: 'integer',
+      nullable: true,
+      minimum: 1,
+      maximum: MAX_PLAN_SECONDS,
+      example: EXAMPLE.trialSeconds,
+      ...doc,
+    }),
+    IsOptional(),
+    IsInt(),
+    Min(1),
+    Max(MAX_PLAN_SECONDS),
+  );
+
 export class CreatePlanDto {
   @ApiProperty({
     pattern: PLAN_ID.source,
@@ -103,38 +142,10 @@ export class CreatePlanDto {
   @IsTokenAmount()
   pricePerPeriod: string;
 
-  @ApiProperty({
-    required: false,
-    type: [String],
-    maxItems: FEATURES_HARD_MAX,
-    uniqueItems: true,
-    items: { type: 'string', pattern: PLAN_FEATURE.source },
-    example: EXAMPLE.features,
-    default: [],
-    description: FEATURE_DOC,
-  })
-  @Given()
-  @IsArray()
-  @ArrayMaxSize(FEATURES_HARD_MAX)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Matches(PLAN_FEATURE, { each: true, message: 'each feature must be 1-64 of a-z, 0-9, ., _ and -' })
+  @FeatureList({ default: [], description: FEATURE_DOC })
   features?: string[];
 
-  @ApiProperty({
-    required: false,
-    type: 'integer',
-    nullable: true,
-    minimum: 1,
-    maximum: MAX_PLAN_SECONDS,
-    example: EXAMPLE.trialSeconds,
-    default: null,
-    description: TRIAL_DOC,
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PLAN_SECONDS)
+  @TrialSeconds({ default: null, description: TRIAL_DOC })
   trialSeconds?: number | null;
 }
 
@@ -154,36 +165,10 @@ export class UpdatePlanDto {
   @IsPlainText()
   description?: string;
 
-  @ApiProperty({
-    required: false,
-    type: [String],
-    maxItems: FEATURES_HARD_MAX,
-    uniqueItems: true,
-    items: { type: 'string', pattern: PLAN_FEATURE.source },
-    example: EXAMPLE.features,
-    description: `${FEATURE_DOC} Replaces the list.`,
-  })
-  @Given()
-  @IsArray()
-  @ArrayMaxSize(FEATURES_HARD_MAX)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Matches(PLAN_FEATURE, { each: true, message: 'each feature must be 1-64 of a-z, 0-9, ., _ and -' })
+  @FeatureList({ description: `${FEATURE_DOC} Replaces the list.` })
   features?: string[];
 
-  @ApiProperty({
-    required: false,
-    type: 'integer',
-    nullable: true,
-    minimum: 1,
-    maximum: MAX_PLAN_SECONDS,
-    example: EXAMPLE.trialSeconds,
-    description: `${TRIAL_DOC} Applies to subscriptions that start after the change.`,
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PLAN_SECONDS)
+  @TrialSeconds({ description: `${TRIAL_DOC} Applies to subscriptions that start after the change.` })
   trialSeconds?: number | null;
 
   @ApiProperty({

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { api, type Plan, type PlanDetails } from '../api';
 import { formatAmount } from '../payment';
 import { Button, Confirm, ErrorNote, Loading, Notice, useAction } from '../ui';
@@ -70,19 +70,28 @@ export function PlanCards({ terms }: { terms?: Plan }) {
     void load.run(async () => setPlans(await api.plans()));
   }, []);
   return (
-    <section class="stack plans-section" aria-labelledby="plans-title">
-      <h3 class="section-title" id="plans-title">
-        Plans
+    <PlanSection title="Plans" plans={plans} error={load.error}>
+      {(plan) => <PlanCard plan={plan} terms={terms} key={plan.id} />}
+    </PlanSection>
+  );
+}
+
+/** A titled grid of plan cards, with the list's loading and error states. */
+function PlanSection(props: {
+  title: string;
+  plans?: PlanDetails[];
+  error?: string;
+  children(plan: PlanDetails): ComponentChildren;
+}) {
+  const titleId = useId();
+  return (
+    <section class="stack plans-section" aria-labelledby={titleId}>
+      <h3 class="section-title" id={titleId}>
+        {props.title}
       </h3>
-      <ErrorNote text={load.error} />
-      {!plans && !load.error && <Loading label="Loading plans…" />}
-      {plans && (
-        <div class="plan-grid">
-          {plans.map((plan) => (
-            <PlanCard plan={plan} terms={terms} key={plan.id} />
-          ))}
-        </div>
-      )}
+      <ErrorNote text={props.error} />
+      {!props.plans && !props.error && <Loading label="Loading plans…" />}
+      {props.plans && <div class="plan-grid">{props.plans.map(props.children)}</div>}
     </section>
   );
 }
@@ -238,35 +247,26 @@ export function PlanManager({ terms }: { terms?: Plan }) {
         </div>
       </form>
       {done && <Notice kind="success">{done}</Notice>}
-      <section class="stack plans-section" aria-labelledby="manage-plans-title">
-        <h3 class="section-title" id="manage-plans-title">
-          All plans
-        </h3>
-        <ErrorNote text={load.error} />
-        {!plans && !load.error && <Loading label="Loading plans…" />}
-        {plans && (
-          <div class="plan-grid">
-            {plans.map((plan) => (
-              <PlanCard plan={plan} terms={terms} key={plan.id}>
-                {plan.id === 'default' ? (
-                  <p class="muted small">Defined by the settings (SUBSCRIPTION_PERIOD_SECONDS, price).</p>
-                ) : (
-                  <>
-                    <FeaturesEditor plan={plan} onSaved={replace} />
-                    {plan.offered && (
-                      <div class="actions">
-                        <Button variant="danger" onClick={() => setArchiving(plan)}>
-                          Archive {plan.name}
-                        </Button>
-                      </div>
-                    )}
-                  </>
+      <PlanSection title="All plans" plans={plans} error={load.error}>
+        {(plan) => (
+          <PlanCard plan={plan} terms={terms} key={plan.id}>
+            {plan.id === 'default' ? (
+              <p class="muted small">Defined by the settings (SUBSCRIPTION_PERIOD_SECONDS, price).</p>
+            ) : (
+              <>
+                <FeaturesEditor plan={plan} onSaved={replace} />
+                {plan.offered && (
+                  <div class="actions">
+                    <Button variant="danger" onClick={() => setArchiving(plan)}>
+                      Archive {plan.name}
+                    </Button>
+                  </div>
                 )}
-              </PlanCard>
-            ))}
-          </div>
+              </>
+            )}
+          </PlanCard>
         )}
-      </section>
+      </PlanSection>
       <Confirm
         open={archiving !== undefined}
         title={`Archive ${archiving?.name ?? ''}?`}
