@@ -11,6 +11,7 @@ import { CacheModule } from './cache/cache.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { PlansModule } from './plans/plans.module.js';
 import { SubscriptionsModule } from './subscriptions/subscriptions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
@@ -29,6 +30,7 @@ export class AppModule {
         AuthModule,
         ApiKeysModule,
         EventsModule,
+        PlansModule,
         SubscriptionsModule,
         WebhooksModule,
         DashboardModule,

@@ -104,6 +104,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   events: ['auth', 'common', 'config', 'database'],
   health: ['auth', 'common', 'database'],
   metrics: ['config'],
+  // Never subscriptions: they register whether a plan is in use through PlanUsage.
+  plans: ['auth', 'common', 'config', 'database'],
   openapi: ['api-keys', 'auth', 'common', 'events', 'subscriptions', 'webhooks'],
   subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics'],
   webhooks: ['auth', 'common', 'config', 'database', 'events', 'metrics'],

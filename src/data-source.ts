@@ -5,6 +5,7 @@ import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
 import { RevokedTokenEntity } from './auth/revoked-token.entity.js';
 import { SessionCutoffEntity } from './auth/session-cutoff.entity.js';
 import { EventEntity } from './events/event.entity.js';
+import { PlanEntity } from './plans/plan.entity.js';
 import { CacheInvalidationEntity } from './cache/cache-invalidation.entity.js';
 import { IdempotencyKeyEntity } from './subscriptions/idempotency/idempotency-key.entity.js';
 import { PaymentEntity } from './subscriptions/payment/payment.entity.js';
@@ -30,6 +31,7 @@ const ENTITIES: Array<new () => unknown> = [
   SessionCutoffEntity,
   EventEntity,
   CacheInvalidationEntity,
+  PlanEntity,
   SubscriptionEntity,
   SubscriptionEventEntity,
   SubscriptionReminderEntity,

@@ -9,7 +9,7 @@ import { pagedRoutes } from './utils/paged-routes.js';
 import { RawConnection } from './utils/raw-http.js';
 import { routeTable, type RouteEntry } from './utils/route-table.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
-import { login, type WalletSession } from './utils/wallet.js';
+import { login, newWallet, type WalletSession } from './utils/wallet.js';
 
 const RUNS_PER_ROUTE = Number(process.env.HOSTILE_RUNS ?? 40);
 /** Generated requests of the mixed run: routes, methods, headers, credentials, queries, cursors and bodies at once. */
@@ -55,6 +55,12 @@ const PLAUSIBLE: Record<string, unknown> = {
   enabled: true,
   rotateSecret: false,
   limit: '10',
+  name: 'Pro',
+  periodSeconds: 2_592_000,
+  pricePerPeriod: '5000000',
+  features: ['api.calls'],
+  trialSeconds: 604_800,
+  archived: 'true',
 };
 const FIELDS = Object.keys(PLAUSIBLE);
 
@@ -145,6 +151,10 @@ const hostileBody = fc.oneof(
         'immediate',
         'signature',
         'message',
+        'name',
+        'pricePerPeriod',
+        'periodSeconds',
+        'features',
       ),
     ),
     hostileValue,
@@ -427,6 +437,8 @@ function rawRequest(url: string, request: string | Buffer): Promise<{ status: nu
 }
 
 describe('hostile input on every route', () => {
+  // An operator, so that the bodies of operator-only routes (plans) reach their service, not only the refusal.
+  const wallet = newWallet();
   let t: TestApp;
   let routes: RouteEntry[];
   /** The list each paged route's cursors name, as the routes declare it. */
@@ -436,10 +448,10 @@ describe('hostile input on every route', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { CORS_ORIGINS: ALLOWED_ORIGIN } });
+    t = await startTestApp({ env: { CORS_ORIGINS: ALLOWED_ORIGIN, OPERATOR_ADDRESSES: wallet.address } });
     routes = routeTable(t.app);
     paged = pagedRoutes(t.app);
-    session = await login(t.url);
+    session = await login(t.url, wallet);
   });
   afterAll(async () => {
     console.log(
@@ -486,7 +498,7 @@ describe('hostile input on every route', () => {
   /** Logs in again when a route of the run (logout, sign-out-everywhere) ended the session. */
   const ensureSession = async (): Promise<void> => {
     const alive = await http(t.url).get('/auth/session', { token: session.token });
-    if (alive.status !== 200) session = await login(t.url);
+    if (alive.status !== 200) session = await login(t.url, wallet);
   };
 
   it('refuses control characters in every known field of every route: never 5xx, NUL always 400', async () => {

@@ -42,13 +42,15 @@ describe('route permissions', () => {
     expect(routes).toMatchSnapshot();
   });
 
-  it('leaves only the login, health and payment-plan routes public', () => {
+  it('leaves only the login, health, plan and payment-plan routes public', () => {
     expect(routes.filter((route) => route.public).map((route) => `${route.method} ${route.path}`)).toEqual([
       'POST /auth/nonce',
       'POST /auth/verify',
       'GET /health',
       'GET /health/live',
       'GET /health/ready',
+      'GET /plans',
+      'GET /plans/:id',
       'GET /subscriptions/plan',
     ]);
   });

@@ -321,6 +321,36 @@ describe('@tollgate/client against the service', () => {
     expect(listed).toEqual(created);
   });
 
+  it('reads plans without a credential; an operator creates, changes and archives one', async () => {
+    const anonymous = connect();
+    const [first] = await unwrap(anonymous.GET('/plans'));
+    expect(first).toMatchObject({ id: 'default', pricePerPeriod: '0', offered: true });
+    const asOperator = connect({ credential: await signIn(connect(), operatorWallet) });
+    const created = await unwrap(
+      asOperator.POST('/plans', {
+        body: { id: 'team', name: 'Team', periodSeconds: 2_592_000, pricePerPeriod: '25000000' },
+      }),
+    );
+    expect(created).toMatchObject({ id: 'team', features: [], trialSeconds: null });
+    const changed = await unwrap(
+      asOperator.PATCH('/plans/{id}', {
+        params: { path: { id: 'team' } },
+        body: { features: ['seats.10'], trialSeconds: 86_400 },
+      }),
+    );
+    expect(changed).toMatchObject({ features: ['seats.10'], trialSeconds: 86_400 });
+    const archived = await unwrap(
+      asOperator.POST('/plans/{id}/archive', { params: { path: { id: 'team' } } }),
+    );
+    expect(archived.offered).toBe(false);
+    const read = await unwrap(anonymous.GET('/plans/{id}', { params: { path: { id: 'team' } } }));
+    expect(read).toEqual(archived);
+    const refused = await asOwner.POST('/plans', {
+      body: { id: 'mine', name: 'Mine', periodSeconds: 60, pricePerPeriod: '1' },
+    });
+    expect(refused.error?.details.code).toBe('operator_required');
+  });
+
   it('called every operation of docs/openapi.yaml', () => {
     const missing = documentedOperations().filter((operation) => !called.has(operation));
     expect(missing).toEqual([]);

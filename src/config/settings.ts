@@ -253,6 +253,19 @@ export const SETTINGS = {
     default: 1,
     doc: '`erc20`: confirmations a payment needs before it is credited (its own block counts as one).',
   }),
+  // Plans (src/plans/): what an operator may offer besides the `default` plan the settings above define.
+  plansMax: setting({
+    env: 'PLANS_MAX',
+    parse: integer({ min: 1, max: 1000 }),
+    default: 100,
+    doc: 'Most plans offered at once, besides `default` (archived ones do not count); one more is 400 `plan_limit_reached`.',
+  }),
+  planFeaturesMax: setting({
+    env: 'PLAN_FEATURES_MAX',
+    parse: integer({ min: 1, max: 1000 }),
+    default: 50,
+    doc: 'Most features (entitlement keys) one plan may list; more is 400 `plan_limit_reached`.',
+  }),
   // API keys (expiry, notices).
   apiKeyMaxLifetimeDays: setting<number | undefined>({
     env: 'API_KEY_MAX_LIFETIME_DAYS',

@@ -49,6 +49,10 @@ export type SaveWebhook = Omit<Schema<'SaveWebhookDto'>, Defaulted> &
 export type DeliveryResult = Schema<'DeliveryResultDto'>;
 export type WebhookAttempt = Schema<'WebhookAttemptDto'>;
 export type Plan = Schema<'PlanDto'>;
+/** A plan a wallet may subscribe to (GET /plans), as opposed to `Plan`, the payment terms. */
+export type PlanDetails = Schema<'PlanDetailsDto'>;
+export type NewPlan = Schema<'CreatePlanDto'>;
+export type PlanChanges = Schema<'UpdatePlanDto'>;
 export type TollgateEvent = Schema<'EventDto'>;
 export type EventType = TollgateEvent['type'];
 /**
@@ -130,6 +134,14 @@ export const api = {
     ),
   cancel: (address: string, immediate: boolean, key: string) =>
     call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
+
+  /** The plans offered (public); with `archived`, archived ones too. */
+  plans: (archived = false) =>
+    call(client.GET('/plans', { params: { query: archived ? { archived: true } : {} } }), true),
+  createPlan: (body: NewPlan) => call(client.POST('/plans', { body })),
+  updatePlan: (id: string, body: PlanChanges) =>
+    call(client.PATCH('/plans/{id}', { params: { path: { id } }, body })),
+  archivePlan: (id: string) => call(client.POST('/plans/{id}/archive', { params: { path: { id } } })),
 
   listKeys: () => call(client.GET('/api-keys/list')),
   /** `expiresAt` (ISO 8601): when the key stops working; omitted, it never does. */

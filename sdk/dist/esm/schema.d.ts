@@ -283,6 +283,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plans offered to new subscribers (addition, public).
+         * @description What a pricing page shows: every plan that may be chosen, `default` first, then the others oldest first; with `archived=true`, archived plans too. Prices are in the payment token's smallest unit, as decimal strings (`GET /subscriptions/plan` names the token and its decimals).
+         *
+         *     The plan `default` is always listed first: SUBSCRIPTION_PERIOD_SECONDS at PAYMENT_PRICE_PER_PERIOD under `erc20` (at `"0"` under `free` and `operator`), no features, no trial. It is defined by the settings, not stored, and cannot be edited or archived through the API (409 `plan_read_only`).
+         */
+        get: operations["listPlans"];
+        put?: never;
+        /**
+         * Create a plan (addition, operators).
+         * @description Operators only: an operator (OPERATOR_ADDRESSES) signed in, or an API key with FULL that an operator created (anyone else: 403 `operator_required`). The plan is offered at once. At most PLANS_MAX (default 100) plans may be offered at a time besides `default` (archived ones do not count): one more is 400 `plan_limit_reached`, as is a list of features longer than PLAN_FEATURES_MAX (default 50). An id already taken, archived plans and `default` included, is 409 `plan_exists`.
+         */
+        post: operations["createPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One plan, archived or not (addition, public).
+         * @description An archived plan is answered too (`offered: false`): its subscribers still renew on it.
+         *
+         *     The plan `default` is always listed first: SUBSCRIPTION_PERIOD_SECONDS at PAYMENT_PRICE_PER_PERIOD under `erc20` (at `"0"` under `free` and `operator`), no features, no trial. It is defined by the settings, not stored, and cannot be edited or archived through the API (409 `plan_read_only`).
+         */
+        get: operations["getPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a plan (addition, operators).
+         * @description Operators only: an operator (OPERATOR_ADDRESSES) signed in, or an API key with FULL that an operator created (anyone else: 403 `operator_required`). Name, description, features and trial may change at any time, archived plans included (a change of features applies to the plan's subscribers as well). Price and period may change only while no subscription is on the plan: otherwise 409 `plan_in_use` and nothing changes (a new price is a new plan; archive the old one). Sending the current price or period is not a change.
+         */
+        patch: operations["updatePlan"];
+        trace?: never;
+    };
+    "/plans/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop offering a plan (addition, operators).
+         * @description Operators only: an operator (OPERATOR_ADDRESSES) signed in, or an API key with FULL that an operator created (anyone else: 403 `operator_required`). The plan is no longer listed by `GET /plans` nor open to new subscribers; its subscribers keep it and renew at its price. Archiving is final (a plan to offer again is a new plan) and idempotent: archiving an archived plan answers it unchanged.
+         */
+        post: operations["archivePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/cancel": {
         parameters: {
             query?: never;
@@ -751,6 +823,48 @@ export interface components {
              */
             scopes: ("READ_ONLY" | "SUBSCRIPTIONS_MANAGE" | "FULL")[];
         };
+        CreatePlanDto: {
+            /**
+             * @default
+             * @example Everything in Basic, and CSV export.
+             */
+            description?: string;
+            /**
+             * @description Entitlement keys the plan includes, each 1–64 of `a-z 0-9 . _ -`, no duplicates, at most PLAN_FEATURES_MAX (default 50; more is 400 `plan_limit_reached`).
+             * @default []
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features?: string[];
+            /**
+             * @description The plan's stable id (slug): 1–32 of lowercase letters, digits and hyphens, starting with a letter or digit. `default` is taken by the plan the settings define. Never changes.
+             * @example pro
+             */
+            id: string;
+            /**
+             * @description What customers read.
+             * @example Pro
+             */
+            name: string;
+            /**
+             * @description Length of one paid period, in seconds.
+             * @example 2592000
+             */
+            periodSeconds: number;
+            /**
+             * @description Price of one period in the payment token's smallest unit (`GET /subscriptions/plan` names the token and its decimals), as a decimal string of a whole number: `"5000000"` is 5 USDC (6 decimals). Plans share the configured token and receiver.
+             * @example 10000000
+             */
+            pricePerPeriod: string;
+            /**
+             * @description Length of the free trial a wallet's first subscription to the plan gets, in seconds; null: no trial.
+             * @default null
+             * @example 604800
+             */
+            trialSeconds?: number | null;
+        };
         CreatedApiKeyDto: {
             /**
              * Format: date-time
@@ -1112,6 +1226,62 @@ export interface components {
             token: string | null;
             /** @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 */
             txHash: string | null;
+        };
+        PlanDetailsDto: {
+            /**
+             * Format: date-time
+             * @example null
+             */
+            archivedAt: string | null;
+            /**
+             * Format: date-time
+             * @description Null for `default`, which the settings define.
+             * @example 2026-11-27T09:00:00.000Z
+             */
+            createdAt: string | null;
+            /** @example Everything in Basic, and CSV export. */
+            description: string;
+            /**
+             * @description Entitlement keys the plan includes.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /**
+             * @description Stable id; `default` is the plan the settings define.
+             * @example pro
+             */
+            id: string;
+            /** @example Pro */
+            name: string;
+            /**
+             * @description Whether new subscribers may choose it (not archived).
+             * @example true
+             */
+            offered: boolean;
+            /**
+             * @description Length of one period, in seconds.
+             * @example 2592000
+             */
+            periodSeconds: number;
+            /**
+             * @description Price of one period in the payment token's smallest unit (`GET /subscriptions/plan` names the token and its decimals), as a decimal string of a whole number: `"5000000"` is 5 USDC (6 decimals). Plans share the configured token and receiver.
+             * @example 10000000
+             */
+            pricePerPeriod: string;
+            /**
+             * @description Length of the free trial a wallet's first subscription to the plan gets, in seconds; null: no trial.
+             * @example 604800
+             */
+            trialSeconds: number | null;
+            /**
+             * Format: date-time
+             * @description Null for `default`.
+             * @example 2026-11-27T09:00:00.000Z
+             */
+            updatedAt: string | null;
         };
         PlanDto: {
             /** @description Set when `gateway` is `erc20`. */
@@ -1688,6 +1858,35 @@ export interface components {
         TestWebhookResponseDto: {
             /** @description One per configuration tested, in configuration order. */
             deliveries: components["schemas"]["DeliveryResultDto"][];
+        };
+        UpdatePlanDto: {
+            /** @example Everything in Basic, and CSV export. */
+            description?: string;
+            /**
+             * @description Entitlement keys the plan includes, each 1–64 of `a-z 0-9 . _ -`, no duplicates, at most PLAN_FEATURES_MAX (default 50; more is 400 `plan_limit_reached`). Replaces the list.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features?: string[];
+            /** @example Pro */
+            name?: string;
+            /**
+             * @description Only while the plan has no subscribers (else 409 `plan_in_use`).
+             * @example 2592000
+             */
+            periodSeconds?: number;
+            /**
+             * @description Price of one period in the payment token's smallest unit (`GET /subscriptions/plan` names the token and its decimals), as a decimal string of a whole number: `"5000000"` is 5 USDC (6 decimals). Plans share the configured token and receiver. Only while the plan has no subscribers (else 409 `plan_in_use`).
+             * @example 10000000
+             */
+            pricePerPeriod?: string;
+            /**
+             * @description Length of the free trial a wallet's first subscription to the plan gets, in seconds; null: no trial. Applies to subscriptions that start after the change.
+             * @example 604800
+             */
+            trialSeconds?: number | null;
         };
         VerifyRequestDto: {
             /**
@@ -3067,6 +3266,511 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDto"];
+                };
+            };
+        };
+    };
+    listPlans: {
+        parameters: {
+            query?: {
+                /** @description true: archived plans too (they keep their subscribers but cannot be newly chosen). */
+                archived?: boolean;
+            };
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDetailsDto"][];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePlanDto"];
+            };
+        };
+        responses: {
+            /** @description The plan created. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDetailsDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `plan_limit_reached`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "plan_limit_reached" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `operator_required`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "operator_required" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `plan_exists`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_exists";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The plan id (`default`, or a slug). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDetailsDto"];
+                };
+            };
+            /** @description Not found. `details.code`: `plan_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_not_found";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updatePlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The plan id (`default`, or a slug). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePlanDto"];
+            };
+        };
+        responses: {
+            /** @description The plan as changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDetailsDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `plan_limit_reached`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "plan_limit_reached" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `operator_required`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "operator_required" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `plan_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `plan_in_use`, `plan_read_only`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_in_use" | "plan_read_only";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    archivePlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The plan id (`default`, or a slug). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived plan. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanDetailsDto"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `operator_required`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "operator_required" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `plan_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `plan_read_only`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_read_only";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
                 };
             };
         };

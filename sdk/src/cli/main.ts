@@ -10,6 +10,7 @@ import type { components } from '../schema.js';
 import { DEFAULT_SIGN_IN_CHAIN_ID, signIn, type MessageSigner } from '../sign-in.js';
 import { SignInMessageError } from '../siwe.js';
 import { listen } from './listen.js';
+import { plans, PLANS_OPTIONS, PLANS_USAGE } from './plans.js';
 import { PRIVATE_KEY_OUT_OF_RANGE, readPrivateKey } from './private-key.js';
 import { renew } from './renew.js';
 import {
@@ -97,6 +98,11 @@ webhooks deliveries <id>               the delivery attempts of a webhook`,
   --events <e,…>   only these types     --since <iso>   only from this time on
   --limit <n>      at most n events     --address <a>   another wallet's (operators)`,
   },
+  plans: {
+    usage: 'plans list [--archived] | plans create <id> … | plans archive <id>',
+    summary: 'the plans offered; their management (operators)',
+    help: PLANS_USAGE,
+  },
   listen: {
     usage: 'listen --forward-to <url> [--events <e,…>] [--port <n>] [--secret-file <path>]',
     summary: 'receive events on loopback, verify and forward them',
@@ -156,6 +162,7 @@ const OPTIONS = {
   port: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
+  ...PLANS_OPTIONS,
 } as const;
 
 function print(line: string): void {
@@ -271,6 +278,8 @@ async function run(argv: string[]): Promise<void> {
       }
       return;
     }
+    case 'plans':
+      return plans({ anonymous, authed, print }, sub, positionals, values);
     case 'listen': {
       const forwardTo = values['forward-to'];
       if (forwardTo === undefined)

@@ -11,6 +11,7 @@ import { CredentialCreatorsAndCutoffs1795513600579 } from './1795513600579-Crede
 import { ApiKeyExpiryUsageAndSessionGenerations1795593673564 } from './1795593673564-ApiKeyExpiryUsageAndSessionGenerations.js';
 import { EventsListingAndReminders1795593683064 } from './1795593683064-EventsListingAndReminders.js';
 import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryIndex.js';
+import { Plans1795798423483 } from './1795798423483-Plans.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -30,4 +31,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   ApiKeyExpiryUsageAndSessionGenerations1795593673564,
   EventsListingAndReminders1795593683064,
   WebhookRetryIndex1795600000000,
+  Plans1795798423483,
 ];

@@ -9,6 +9,7 @@ import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
 import { DEFAULT_SIGN_IN_CHAIN_ID, signIn } from '../sign-in.js';
 import { SignInMessageError } from '../siwe.js';
 import { listen } from './listen.js';
+import { plans, PLANS_OPTIONS, PLANS_USAGE } from './plans.js';
 import { PRIVATE_KEY_OUT_OF_RANGE, readPrivateKey } from './private-key.js';
 import { renew } from './renew.js';
 import { credentialFor, loadSession, saveSession, serviceUrl, sessionFile, setting, UsageError, } from './settings.js';
@@ -76,6 +77,11 @@ webhooks deliveries <id>               the delivery attempts of a webhook`,
   --events <e,…>   only these types     --since <iso>   only from this time on
   --limit <n>      at most n events     --address <a>   another wallet's (operators)`,
     },
+    plans: {
+        usage: 'plans list [--archived] | plans create <id> … | plans archive <id>',
+        summary: 'the plans offered; their management (operators)',
+        help: PLANS_USAGE,
+    },
     listen: {
         usage: 'listen --forward-to <url> [--events <e,…>] [--port <n>] [--secret-file <path>]',
         summary: 'receive events on loopback, verify and forward them',
@@ -130,6 +136,7 @@ const OPTIONS = {
     port: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean' },
+    ...PLANS_OPTIONS,
 };
 function print(line) {
     process.stdout.write(`${line}\n`);
@@ -239,6 +246,8 @@ async function run(argv) {
             }
             return;
         }
+        case 'plans':
+            return plans({ anonymous, authed, print }, sub, positionals, values);
         case 'listen': {
             const forwardTo = values['forward-to'];
             if (forwardTo === undefined)

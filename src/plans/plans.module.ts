@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { PlanUsage } from './plan-usage.js';
+import { PlansController } from './plans.controller.js';
+import { PlansRepository } from './plans.repository.js';
+import { PlansService } from './plans.service.js';
+
+/**
+ * The plans operators sell. Exports what other rooms use on purpose: `PlansService.find` (a plan's terms and
+ * features) and `PlanUsage` (where subscriptions register whether a plan has subscribers).
+ */
+@Module({
+  controllers: [PlansController],
+  providers: [PlansService, PlansRepository, PlanUsage],
+  exports: [PlansService, PlanUsage],
+})
+export class PlansModule {}

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+
+const CLI = resolve('sdk/dist/esm/cli/main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `tollgate plans list|create|archive` as an operator and as anyone else, a child process like a developer's. */
+describe('tollgate plans', () => {
+  const operatorKey = generatePrivateKey();
+  const home = mkdtempSync(join(tmpdir(), 'tollgate-plans-cli-'));
+  let t: TestApp;
+
+  function tollgate(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: home, TOLLGATE_URL: t.url, ...extra };
+    for (const name of ['TOLLGATE_API_KEY', 'TOLLGATE_PRIVATE_KEY']) if (!(name in extra)) delete env[name];
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env });
+    const run: Run = { code: null, stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+    return new Promise((done) => child.on('close', (code) => done({ ...run, code })));
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: {
+        OPERATOR_ADDRESSES: privateKeyToAccount(operatorKey).address,
+        SUBSCRIPTION_PERIOD_SECONDS: '86400',
+      },
+    });
+  });
+  afterAll(() => t.close());
+
+  it('lists, creates and archives plans; refuses a non-operator and bad numbers', async () => {
+    expect(await tollgate(['plans', 'list'])).toMatchObject({
+      code: 0,
+      stdout: 'default  0/86400s  no trial  -  offered  Default\n',
+    });
+    expect((await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: operatorKey })).code).toBe(0);
+    const created = await tollgate([
+      'plans',
+      'create',
+      'pro',
+      '--name',
+      'Pro plan',
+      '--period',
+      '2592000',
+      '--price',
+      '123456789012345678901234567890',
+      '--features',
+      'api.calls,export.csv',
+      '--trial',
+      '604800',
+    ]);
+    expect(created).toMatchObject({
+      code: 0,
+      stdout:
+        'pro  123456789012345678901234567890/2592000s  trial 604800s  api.calls,export.csv  offered  Pro plan\n',
+    });
+    expect((await tollgate(['plans', 'list'])).stdout.split('\n')).toHaveLength(3);
+    expect(
+      await tollgate(['plans', 'create', 'x', '--name', 'X', '--period', '1.5', '--price', '1']),
+    ).toMatchObject({
+      code: 2,
+      stderr: '--period must be a whole number of seconds\n',
+    });
+    expect(await tollgate(['plans', 'create', 'x', '--name', 'X'])).toMatchObject({ code: 2 });
+    expect((await tollgate(['plans', 'archive', 'pro'])).stdout).toContain('  archived  Pro plan');
+    expect((await tollgate(['plans', 'list'])).stdout).not.toContain('pro  ');
+    expect((await tollgate(['plans', 'list', '--archived'])).stdout).toContain('  archived  Pro plan');
+
+    const other = await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: generatePrivateKey() });
+    expect(other.code).toBe(0);
+    const refused = await tollgate(['plans', 'archive', 'default']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^refused: 403 operator_required: /);
+  });
+});
