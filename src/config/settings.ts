@@ -259,7 +259,13 @@ export const SETTINGS = {
     parse: integer({ min: 1, max: 36_500 }),
     default: undefined,
     defaultDoc: 'unset (no maximum)',
-    doc: 'Longest lifetime an API key may be created with: `expiresAt` at most this many days ahead (else 400 `invalid_expiry`). Unset: any future `expiresAt`, or none. Keys without `expiresAt` never expire either way.',
+    doc: 'Longest lifetime an API key may be created with: an explicit `expiresAt` more than this many days ahead is refused (400 `invalid_expiry`), and a key created without `expiresAt` expires this many days after its creation. Unset: any future `expiresAt`, or none (the key never expires). Either way a key created by an expiring key never outlives it.',
+  }),
+  apiKeysMaxPerWallet: setting({
+    env: 'API_KEYS_MAX_PER_WALLET',
+    parse: integer({ min: 1, max: 1000 }),
+    default: 100,
+    doc: 'Live (neither revoked nor expired) API keys one wallet may hold; creating one more is refused with 400 `api_key_limit_reached` until a key is revoked or expires.',
   }),
   apiKeyExpiryNoticeHours: setting({
     env: 'API_KEY_EXPIRY_NOTICE_HOURS',
@@ -291,6 +297,12 @@ export const SETTINGS = {
     parse: integer({ min: 1, max: 3650 }),
     default: 30,
     doc: 'How long events stay listed by `GET /events`; older ones are purged by the background workers (an event whose webhook delivery is still pending is kept until it ends).',
+  }),
+  eventsMaxPerWalletPerDay: setting({
+    env: 'EVENTS_MAX_PER_WALLET_PER_DAY',
+    parse: integer({ min: 1, max: 1_000_000 }),
+    default: 1000,
+    doc: "Changes one wallet may ask for that record an event (creating an API key, renewing, sending a test webhook), counted as the events recorded about the wallet over the last 24 hours; beyond it they are refused with 409 `event_limit_reached` until older events leave the window. Revocations, cancellations (each follows a renewal) and the service's own events (expiries, reminders) are never refused. Bounds what one wallet can make the service store.",
   }),
   subscriptionExpiringNoticeHours: setting({
     env: 'SUBSCRIPTION_EXPIRING_NOTICE_HOURS',

@@ -83,7 +83,8 @@ export class WebhooksController {
     summary: "The caller's webhook configurations, oldest first. Never the secret, only its prefix.",
     description:
       'Each configuration with its URL, event filter, state and, when deliveries keep failing, since when ' +
-      '(`failingSince`) and why the service disabled it (`disabledReason`).',
+      '(`failingSince`) and why the service disabled it (`disabledReason`). Not paged: a wallet has at most ' +
+      `${MAX_WEBHOOKS_PER_WALLET} configurations, so the answer holds at most that many.`,
   })
   @ApiOkResponse({
     type: WebhookDto,
@@ -132,10 +133,14 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'testWebhook',
     summary: 'Send a `webhook.test` event now and wait for the answers.',
-    description: `Sends a \`webhook.test\` event (\`data\`: \`{"address", "message"}\`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent.\n\n${DELIVERY}`,
+    description: `Sends a \`webhook.test\` event (\`data\`: \`{"address", "message"}\`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent. Each test records an event, so it counts towards EVENTS_MAX_PER_WALLET_PER_DAY (409 \`event_limit_reached\`).\n\n${DELIVERY}`,
   })
   @ApiOkResponse({ type: TestWebhookResponseDto, description: 'One result per configuration sent to.' })
-  @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 404: ['webhook_not_found'] })
+  @ApiErrors({
+    400: ['validation_failed', 'invalid_json'],
+    404: ['webhook_not_found'],
+    409: ['event_limit_reached'],
+  })
   async testWebhook(
     @CurrentPrincipal() principal: Principal,
     @Body() body: TestWebhookDto,

@@ -75,6 +75,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
   async sendTest(address: Address, endpointIds: readonly string[]): Promise<DeliveryResult[]> {
     if (endpointIds.length === 0) return [];
     const deliveries = await this.db.transaction(async (tx) => {
+      await this.outbox.admit(tx, address);
       const event = await this.outbox.record(tx, {
         type: TEST_EVENT_TYPE,
         address,
