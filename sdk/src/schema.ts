@@ -450,7 +450,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send one delivery now and wait for the answer (addition).
-         * @description Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered.
+         * @description Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered. A delivery is attempted at most 50 times, scheduled attempts included (each is a row of the delivery log): past that, 400 `webhook_delivery_attempt_limit_reached`.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -3976,6 +3976,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryResultDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `webhook_delivery_attempt_limit_reached`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_delivery_attempt_limit_reached";
+                        };
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */

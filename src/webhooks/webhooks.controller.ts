@@ -13,6 +13,7 @@ import {
   sendPage,
 } from '../common/pagination/cursor-page.js';
 import type { WebhookAttemptRecord } from './delivery/webhook-delivery.repository.js';
+import { MAX_ATTEMPTS_PER_DELIVERY } from './delivery/webhook-delivery.service.js';
 import { secretPrefix } from './delivery/webhook-signer.js';
 import { ListDeliveriesQueryDto, WebhookAttemptDto } from './dto/webhook-delivery.dto.js';
 import { DeliveryResultDto, TestWebhookDto, TestWebhookResponseDto } from './dto/webhook-test.dto.js';
@@ -200,11 +201,16 @@ export class WebhooksController {
     operationId: 'retryWebhookDelivery',
     summary: 'Re-send one delivery now and wait for the answer (addition).',
     description:
-      "Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered.",
+      "Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered. " +
+      `A delivery is attempted at most ${MAX_ATTEMPTS_PER_DELIVERY} times, scheduled attempts included (each is a row of the delivery log): past that, 400 \`webhook_delivery_attempt_limit_reached\`.`,
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The delivery id (`deliveryId`).' })
   @ApiOkResponse({ type: DeliveryResultDto, description: 'How the re-sent delivery went.' })
-  @ApiErrors({ 404: ['webhook_delivery_not_found'], 409: ['webhook_delivery_in_progress'] })
+  @ApiErrors({
+    400: ['webhook_delivery_attempt_limit_reached'],
+    404: ['webhook_delivery_not_found'],
+    409: ['webhook_delivery_in_progress'],
+  })
   async retryWebhookDelivery(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
