@@ -259,7 +259,7 @@ export const SETTINGS = {
     parse: integer({ min: 1, max: 36_500 }),
     default: undefined,
     defaultDoc: 'unset (no maximum)',
-    doc: 'Longest lifetime an API key may be created with: an explicit `expiresAt` more than this many days ahead is refused (400 `invalid_expiry`), and a key created without `expiresAt` expires this many days after its creation. Unset: any future `expiresAt`, or none (the key never expires). Either way a key created by an expiring key never outlives it.',
+    doc: 'Longest API key lifetime: an `expiresAt` further ahead is 400 `invalid_expiry`, and a key created without one expires this many days after its creation. Unset: no maximum. A key never outlives an expiring key that created it.',
   }),
   apiKeysMaxPerWallet: setting({
     env: 'API_KEYS_MAX_PER_WALLET',
@@ -302,7 +302,7 @@ export const SETTINGS = {
     env: 'EVENTS_MAX_PER_WALLET_PER_DAY',
     parse: integer({ min: 1, max: 1_000_000 }),
     default: 1000,
-    doc: "Changes one wallet may ask for that record an event (creating an API key, renewing, sending a test webhook), counted as the events recorded about the wallet over the last 24 hours; beyond it they are refused with 409 `event_limit_reached` until older events leave the window. Revocations, cancellations (each follows a renewal) and the service's own events (expiries, reminders) are never refused. Bounds what one wallet can make the service store.",
+    doc: "Events about one wallet within 24 h past which its key creations, renewals and test webhooks are refused (409 `event_limit_reached`); revocations, cancels and the service's own events never are.",
   }),
   subscriptionExpiringNoticeHours: setting({
     env: 'SUBSCRIPTION_EXPIRING_NOTICE_HOURS',
