@@ -111,9 +111,12 @@ describe('API keys that expire and count their use', () => {
       expect(await refusals(created.body.key as string)).toEqual([null, null]);
     });
 
-    it('leaves keys without expiresAt as the interface has them: they never expire', async () => {
+    it('gives keys without expiresAt the longest lifetime API_KEY_MAX_LIFETIME_DAYS allows', async () => {
+      const before = Date.now();
       const created = await createKey({});
-      expect(created.body.expiresAt).toBeNull();
+      const expiresAt = Date.parse(created.body.expiresAt as string);
+      expect(expiresAt).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + 30 * 86_400_000);
       expect(await refusals(created.body.key as string)).toEqual([null, null]);
     });
   });

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,19 @@ import { login } from './utils/wallet.js';
 
 const postmasterPid = async (dataDir: string): Promise<number> =>
   Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+
+/** The process's embedded-PostgreSQL watchdog: its `sh` child (Linux's /proc). */
+function watchdogOf(pid: number): number {
+  const children = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return stat.includes('(sh)') && Number(fields[1]) === pid;
+    });
+  expect(children).toHaveLength(1);
+  return Number(children[0]);
+}
 
 /** Signs a new wallet in and reads its subscription: what a user of the instance does first. */
 async function signInAndRead(url: string): Promise<number[]> {
@@ -70,9 +84,11 @@ describe('one data directory, one owner', () => {
     expect(await signInAndRead(first!.url)).toEqual([200, 200]);
   });
 
-  it('takes the directory over from an owner that died (SIGKILL), stopping the database it left behind', async () => {
+  it('takes the directory over from an owner that died (SIGKILL) with its watchdog, stopping the database it left behind', async () => {
     const [first] = running.splice(0);
     const orphan = await postmasterPid(dataDir);
+    // The watchdog would stop the database itself (test/embedded-watchdog.e2e-spec.ts): here it died too.
+    process.kill(watchdogOf(first!.child.pid!), 'SIGKILL');
     await first!.kill('SIGKILL');
     // The database outlives its killed owner: the next start finds it running and stops it.
     expect(isRunning(orphan)).toBe(true);

@@ -220,10 +220,10 @@ describe('PostgresDeliveryQueue', () => {
 
   it('settles a failed manual re-send without touching status or schedule, and a test without health', async () => {
     const [id] = await enqueue(1, 3, '2 hours');
-    const owned = await queue.claimOwned('0xabc', id!);
+    const owned = await queue.claimOwned('0xabc', id!, 50);
     expect(owned).toMatchObject({ id });
-    expect(await queue.claimOwned('0xabc', id!)).toBe('busy');
-    expect(await queue.claimOwned('0xdef', id!)).toBe('not_found');
+    expect(await queue.claimOwned('0xabc', id!, 50)).toBe('busy');
+    expect(await queue.claimOwned('0xdef', id!, 50)).toBe('not_found');
     const kept = await queue.settle({
       delivery: owned as ClaimedDelivery,
       attemptedAt: new Date(),

@@ -670,6 +670,15 @@ describe('webhooks', () => {
       const malformed = await api.post('/webhooks/deliveries/not-a-uuid/retry', { token: owner.token });
       expect(malformed.status).toBe(404);
       expect((await api.get('/webhooks/deliveries', { token: other.token })).body).toEqual([]);
+
+      // Every attempt is a row of the delivery log: re-sends stop at the delivery's attempt limit.
+      for (let attempts = 2; attempts < 50; attempts++) {
+        const resent = await api.post(`/webhooks/deliveries/${deliveryId}/retry`, { token: owner.token });
+        expect(resent.status).toBe(200);
+      }
+      const exhausted = await api.post(`/webhooks/deliveries/${deliveryId}/retry`, { token: owner.token });
+      expect(exhausted.status).toBe(400);
+      expect(exhausted.body.details).toEqual({ code: 'webhook_delivery_attempt_limit_reached', limit: 50 });
     });
 
     it('signs with both secrets while a rotation overlaps, then with the new one only', async () => {

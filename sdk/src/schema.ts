@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (the key is shown once).
-         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
+         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. A key never outlives the API key that created it: created by an expiring key, it expires with that key when `expiresAt` is omitted, and a later `expiresAt` is refused (400 `invalid_expiry`). When the operator sets API_KEY_MAX_LIFETIME_DAYS, a key created without `expiresAt` expires that many days after its creation (or earlier, with its creating key); the 24 h of a session token do not bind the keys it creates. A wallet holds at most API_KEYS_MAX_PER_WALLET live (neither revoked nor expired) keys: one more is refused with 400 `api_key_limit_reached`. Creating a key records an event, so it counts towards EVENTS_MAX_PER_WALLET_PER_DAY (409 `event_limit_reached`). Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (same operation as POST /api-keys).
-         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
+         * @description Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. A key never outlives the API key that created it: created by an expiring key, it expires with that key when `expiresAt` is omitted, and a later `expiresAt` is refused (400 `invalid_expiry`). When the operator sets API_KEY_MAX_LIFETIME_DAYS, a key created without `expiresAt` expires that many days after its creation (or earlier, with its creating key); the 24 h of a session token do not bind the keys it creates. A wallet holds at most API_KEYS_MAX_PER_WALLET live (neither revoked nor expired) keys: one more is refused with 400 `api_key_limit_reached`. Creating a key records an event, so it counts towards EVENTS_MAX_PER_WALLET_PER_DAY (409 `event_limit_reached`). Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.
          */
         post: operations["createApiKeyViaCreatePath"];
         delete?: never;
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * The caller's API keys, newest first, revoked ones included. Never the secret key.
-         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use, expiry and revocation. `lastUsedAt` is current for the requests the answering instance served and at most 10 s behind for those other instances served (use is counted in memory and written every 10 s). Without `limit` or `cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.
+         * @description Each key with its label, scopes, display prefix and last four characters, creation, last use, expiry and revocation. `lastUsedAt` is current for the requests the answering instance served and at most 10 s behind for those other instances served (use is counted in memory and written every 10 s). Without `limit` or `cursor`, the newest 1000 keys, which hold every live key (a wallet holds at most API_KEYS_MAX_PER_WALLET of them) unless many more recent keys were revoked; `X-Next-Cursor` is set when older keys follow. With either, one page (cursor pagination, addition): see `X-Next-Cursor`.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -385,7 +385,7 @@ export interface paths {
         };
         /**
          * The subscription's changes, newest first (addition).
-         * @description Renewals, cancels and expiries. An address that never subscribed has an empty history. Without `address`, the caller's own. Without `limit` or `cursor`, the whole history; with either, one page (cursor pagination, addition): see `X-Next-Cursor`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         * @description Renewals, cancels and expiries. An address that never subscribed has an empty history. Without `address`, the caller's own. Always one page (cursor pagination, addition): the newest 50 changes unless `limit` says otherwise, and `X-Next-Cursor` when older ones follow. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
          */
         get: operations["getSubscriptionHistory"];
         put?: never;
@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Renew manually: pay for one more period (or several).
-         * @description An active subscription is extended by the periods paid from its current end (and a pending cancel is dropped); any other starts them now. The renewal goes through the payment gateway (`PAYMENT_GATEWAY`; `GET /subscriptions/plan` says which): `free` approves every renewal (development and tests); `operator` lets only operators (OPERATOR_ADDRESSES) and their API keys renew (anyone else: 403 `renewal_operator_only`); `erc20` takes `{"payment": {"txHash"}}`, the hash of a mined transfer of the payment token to the receiving address, from the subscription's wallet (or from the operator's own wallet when an operator renews another address), of at least the price: it buys floor(amount / price) periods, and each transfer is credited once, ever. A refused payment changes nothing: 402 when it does not pay (`payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`), 409 when it cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key. Emits `subscription.renewed` with the payment in `data.payment`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         * @description An active subscription is extended by the periods paid from its current end (and a pending cancel is dropped); any other starts them now. The renewal goes through the payment gateway (`PAYMENT_GATEWAY`; `GET /subscriptions/plan` says which): `free` approves every renewal (development and tests); `operator` lets only operators (OPERATOR_ADDRESSES) and their API keys renew (anyone else: 403 `renewal_operator_only`); `erc20` takes `{"payment": {"txHash"}}`, the hash of a mined transfer of the payment token to the receiving address, from the subscription's wallet (or from the operator's own wallet when an operator renews another address), of at least the price: it buys floor(amount / price) periods, and each transfer is credited once, ever. A refused payment changes nothing: 402 when it does not pay (`payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`), 409 when it cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key. Emits `subscription.renewed` with the payment in `data.payment`. Each renewal counts towards EVENTS_MAX_PER_WALLET_PER_DAY for the renewed address (409 `event_limit_reached`, retryable later). An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
          */
         post: operations["renewSubscription"];
         delete?: never;
@@ -465,7 +465,7 @@ export interface paths {
         };
         /**
          * The caller's webhook configurations, oldest first. Never the secret, only its prefix.
-         * @description Each configuration with its URL, event filter, state and, when deliveries keep failing, since when (`failingSince`) and why the service disabled it (`disabledReason`).
+         * @description Each configuration with its URL, event filter, state and, when deliveries keep failing, since when (`failingSince`) and why the service disabled it (`disabledReason`). Not paged: a wallet has at most 10 configurations, so the answer holds at most that many.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -522,7 +522,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send one delivery now and wait for the answer (addition).
-         * @description Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered.
+         * @description Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered. A delivery is attempted at most 50 times, scheduled attempts included (each is a row of the delivery log): past that, 400 `webhook_delivery_attempt_limit_reached`.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -542,7 +542,7 @@ export interface paths {
         put?: never;
         /**
          * Send a `webhook.test` event now and wait for the answers.
-         * @description Sends a `webhook.test` event (`data`: `{"address", "message"}`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent.
+         * @description Sends a `webhook.test` event (`data`: `{"address", "message"}`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent. Each test records an event, so it counts towards EVENTS_MAX_PER_WALLET_PER_DAY (409 `event_limit_reached`).
          *
          *     Events are POSTed to the configuration's `url` as Standard Webhooks 1.0:
          *
@@ -807,7 +807,7 @@ export interface components {
         CreateApiKeyDto: {
             /**
              * Format: date-time
-             * @description When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key never expires, as the interface says.
+             * @description When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one, and, when an API key that expires creates this one, not later than that key (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key expires with the key creating it, or API_KEY_MAX_LIFETIME_DAYS after its creation when the operator set one, whichever comes first; otherwise it never expires, as the interface says.
              * @example 2027-02-22T01:30:00.000Z
              */
             expiresAt?: string;
@@ -2100,7 +2100,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `body_not_object`, `body_too_deep`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `api_key_limit_reached`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2110,7 +2110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "body_not_object" | "body_too_deep";
+                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "api_key_limit_reached" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2141,6 +2141,21 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `event_limit_reached`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "event_limit_reached";
                         };
                     };
                 };
@@ -2219,7 +2234,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyDto"];
                 };
             };
-            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `body_not_object`, `body_too_deep`. */
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `invalid_expiry`, `api_key_limit_reached`, `body_not_object`, `body_too_deep`. */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2229,7 +2244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "body_not_object" | "body_too_deep";
+                            code: "validation_failed" | "invalid_json" | "invalid_expiry" | "api_key_limit_reached" | "body_not_object" | "body_too_deep";
                         };
                     };
                 };
@@ -2260,6 +2275,21 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "scope_not_held" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `event_limit_reached`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "event_limit_reached";
                         };
                     };
                 };
@@ -3930,7 +3960,7 @@ export interface operations {
     getSubscriptionHistory: {
         parameters: {
             query?: {
-                /** @description Page size (default 50 when `cursor` is sent). When more items follow, the answer carries an `X-Next-Cursor` header. */
+                /** @description Page size (default 50). When older changes follow, the answer carries an `X-Next-Cursor` header. */
                 limit?: number;
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
@@ -4162,7 +4192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`. */
+            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`, `event_limit_reached`. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4172,7 +4202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed";
+                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed" | "event_limit_reached";
                         };
                     };
                 };
@@ -4651,6 +4681,21 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResultDto"];
                 };
             };
+            /** @description Invalid input. `details.code`: `webhook_delivery_attempt_limit_reached`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "webhook_delivery_attempt_limit_reached";
+                        };
+                    };
+                };
+            };
             /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
             401: {
                 headers: {
@@ -4811,6 +4856,21 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "webhook_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `event_limit_reached`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "event_limit_reached";
                         };
                     };
                 };

@@ -23,7 +23,13 @@ import {
 import { isUuid } from '../common/ids/uuid.js';
 
 const CREATE_DESCRIPTION =
-  'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. Without `expiresAt`, nothing changes. Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
+  'Creates an API key for the calling wallet. The full key is in this response only: store it, it cannot be shown again. As the interface says, keys do not expire: revoke them with POST /api-keys/revoke. Expiry is opt-in and additive: a key created with `expiresAt` is refused with 401 `api_key_expired` from that moment on, on every instance; an `api_key.expiring` event goes out API_KEY_EXPIRY_NOTICE_HOURS before (at once when the key is created closer to its expiry than that) and `api_key.expired` when it passes. A key never outlives the API key that created it: created by an expiring key, it expires with that key when `expiresAt` is omitted, and a later `expiresAt` is refused (400 `invalid_expiry`). When the operator sets API_KEY_MAX_LIFETIME_DAYS, a key created without `expiresAt` expires that many days after its creation (or earlier, with its creating key); the 24 h of a session token do not bind the keys it creates. A wallet holds at most API_KEYS_MAX_PER_WALLET live (neither revoked nor expired) keys: one more is refused with 400 `api_key_limit_reached`. Creating a key records an event, so it counts towards EVENTS_MAX_PER_WALLET_PER_DAY (409 `event_limit_reached`). Keys are for server-side use only, never client-side code. POST /api-keys and POST /api-keys/create are the same operation.';
+
+/**
+ * Keys in the answer without `limit` or `cursor`, which the interface fixes as an array: at least as many as the
+ * largest API_KEYS_MAX_PER_WALLET, so that it holds every live key of a wallet that did not revoke many.
+ */
+const UNPAGED_LIST_MAX = 1000;
 
 function creatorDto(record: ApiKeyRecord): ApiKeyCreatorDto | null {
   if (record.createdByKeyId) return { type: 'api_key', id: record.createdByKeyId };
@@ -65,7 +71,11 @@ export class ApiKeysController {
     type: CreatedApiKeyDto,
     description: 'The new key, with the full secret (shown this once).',
   })
-  @ApiErrors({ 400: ['validation_failed', 'invalid_json', 'invalid_expiry'], 403: ['scope_not_held'] })
+  @ApiErrors({
+    400: ['validation_failed', 'invalid_json', 'invalid_expiry', 'api_key_limit_reached'],
+    403: ['scope_not_held'],
+    409: ['event_limit_reached'],
+  })
   createApiKey(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
@@ -85,7 +95,11 @@ export class ApiKeysController {
     type: CreatedApiKeyDto,
     description: 'The new key, with the full secret (shown this once).',
   })
-  @ApiErrors({ 400: ['validation_failed', 'invalid_json', 'invalid_expiry'], 403: ['scope_not_held'] })
+  @ApiErrors({
+    400: ['validation_failed', 'invalid_json', 'invalid_expiry', 'api_key_limit_reached'],
+    403: ['scope_not_held'],
+    409: ['event_limit_reached'],
+  })
   createApiKeyViaCreatePath(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyDto,
@@ -102,7 +116,10 @@ export class ApiKeysController {
       'Each key with its label, scopes, display prefix and last four characters, creation, last use, expiry and ' +
       'revocation. `lastUsedAt` is current for the requests the answering instance served and at most 10 s behind ' +
       'for those other instances served (use is counted in memory and written every 10 s). Without `limit` or ' +
-      '`cursor`, every key; with either, one page (cursor pagination, addition): see `X-Next-Cursor`.',
+      '`cursor`, the newest ' +
+      `${UNPAGED_LIST_MAX} keys, which hold every live key (a wallet holds at most API_KEYS_MAX_PER_WALLET of ` +
+      'them) unless many more recent keys were revoked; `X-Next-Cursor` is set when older keys follow. With either, ' +
+      'one page (cursor pagination, addition): see `X-Next-Cursor`.',
   })
   @ApiPagedResponse({ type: ApiKeyDto, description: "The caller's keys, newest first.", list: 'api_keys' })
   @ApiErrors({ 400: ['validation_failed', 'invalid_cursor'] })
@@ -111,8 +128,7 @@ export class ApiKeysController {
     @Query() query: PageQueryDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ApiKeyDto[]> {
-    const page = pageRequest('api_keys', query);
-    if (!page) return (await this.apiKeys.list(principal)).map(toDto);
+    const page = pageRequest('api_keys', query) ?? { limit: UNPAGED_LIST_MAX, after: undefined };
     return sendPage(reply, 'api_keys', await this.apiKeys.listPage(principal, page)).map(toDto);
   }
 

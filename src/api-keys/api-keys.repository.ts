@@ -83,22 +83,30 @@ export class ApiKeysRepository {
    * revocation that began first has locked the row: this waits for it and then sees the key revoked; one that comes
    * later waits for this transaction, then finds the new key among the creator's (see revokeDescendants).
    */
-  async lockLiveCreator(tx: SqlExecutor, keyId: string): Promise<boolean> {
-    const { rowCount } = await tx.run(
-      sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NULL FOR SHARE`,
+  async lockLiveCreator(
+    tx: SqlExecutor,
+    keyId: string,
+  ): Promise<Pick<ApiKeyRecord, 'expiresAt'> | undefined> {
+    const { rows } = await tx.run<Pick<ApiKeyRecord, 'expiresAt'>>(
+      sql`SELECT expires_at AS "expiresAt" FROM api_keys WHERE id = ${keyId} AND revoked_at IS NULL FOR SHARE`,
     );
-    return rowCount === 1;
+    return rows[0];
   }
 
-  /** Newest first, revoked ones included. */
-  async listByOwner(ownerAddress: string): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.db.run<ApiKeyRecord>(
-      sql`SELECT ${COLUMNS} FROM api_keys WHERE owner_address = ${ownerAddress} ORDER BY created_at DESC, id DESC`,
+  /**
+   * Counts the owner's live keys (neither revoked nor expired) after taking the owner's key lock, held until the
+   * transaction ends: concurrent creations for one wallet count one after the other, so the limit holds.
+   */
+  async lockOwnerAndCountLive(tx: SqlExecutor, ownerAddress: string): Promise<number> {
+    await tx.run(sql`SELECT pg_advisory_xact_lock(hashtextextended('api_keys:' || ${ownerAddress}, 0))`);
+    const { rows } = await tx.run<{ live: number }>(
+      sql`SELECT count(*)::int AS live FROM api_keys
+          WHERE owner_address = ${ownerAddress} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
     );
-    return rows;
+    return rows[0]!.live;
   }
 
-  /** One page of `listByOwner`. */
+  /** One page of the owner's keys, newest first, revoked ones included. */
   async listPageByOwner(ownerAddress: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
     const keyset = keysetPage({ time: 'created_at', tiebreaker: 'id', tiebreakerType: 'uuid' }, page);
     const { rows } = await this.db.run<ApiKeyRecord & { position: PagePosition }>(

@@ -83,26 +83,36 @@ export class ApiKeysService implements OnModuleInit {
     if (missing.length > 0) throw ApiKeyErrors.scopeNotHeld(missing);
     const now = Date.now();
     if (expiresAt) this.checkExpiry(expiresAt, now);
-    // A key that expires within the notice period gets its notice now: the sweep could come too late for it.
-    const expiringNotified =
-      expiresAt !== undefined && expiresAt.getTime() - now <= this.config.apiKeyExpiryNoticeHours * 3_600_000;
-
+    const ownerAddress = storageAddress(principal.address);
     const createdBy = creatorOf(principal);
     const generated = generateApiKey();
     const record = await this.db.transaction(async (tx) => {
-      // A key revoked while it creates another must not leave a live child behind (see revokeDescendants).
-      if ('keyId' in createdBy && !(await this.repository.lockLiveCreator(tx, createdBy.keyId))) {
-        throw AuthErrors.apiKeyRevoked();
+      let creatorExpiresAt: Date | null = null;
+      if ('keyId' in createdBy) {
+        // A key revoked while it creates another must not leave a live child behind (see revokeDescendants).
+        const creator = await this.repository.lockLiveCreator(tx, createdBy.keyId);
+        if (!creator) throw AuthErrors.apiKeyRevoked();
+        if (creator.expiresAt && creator.expiresAt.getTime() <= now) throw AuthErrors.apiKeyExpired();
+        creatorExpiresAt = creator.expiresAt;
       }
+      const expiry = this.expiryOf(expiresAt, creatorExpiresAt, now);
+      const limit = this.config.apiKeysMaxPerWallet;
+      if ((await this.repository.lockOwnerAndCountLive(tx, ownerAddress)) >= limit) {
+        throw ApiKeyErrors.limitReached(limit);
+      }
+      await this.outbox.admit(tx, ownerAddress);
+      // A key that expires within the notice period gets its notice now: the sweep could come too late for it.
+      const expiringNotified =
+        expiry !== null && expiry.getTime() - now <= this.config.apiKeyExpiryNoticeHours * 3_600_000;
       const inserted = await this.repository.insert(tx, {
-        ownerAddress: storageAddress(principal.address),
+        ownerAddress,
         label,
         scopes: [...scopes],
         keyDigest: generated.digest,
         prefix: generated.prefix,
         last4: generated.last4,
         createdBy,
-        expiresAt: expiresAt ?? null,
+        expiresAt: expiry,
         expiringNotified,
       });
       await this.emit(tx, 'api_key.created', inserted, inserted.createdAt);
@@ -112,14 +122,7 @@ export class ApiKeysService implements OnModuleInit {
     return { record, key: generated.key };
   }
 
-  /** Newest first; `lastUsedAt` includes this instance's use not written yet. */
-  async list(principal: Principal): Promise<ApiKeyRecord[]> {
-    const { stored, unflushed } = await this.usage.withUnflushed(() =>
-      this.repository.listByOwner(storageAddress(principal.address)),
-    );
-    return stored.map((record) => withLastUse(record, unflushed.lastUse.get(record.id)));
-  }
-
+  /** One page of the caller's keys, newest first; `lastUsedAt` includes this instance's use not written yet. */
   async listPage(principal: Principal, page: PageRequest): Promise<Page<ApiKeyRecord>> {
     const { stored, unflushed } = await this.usage.withUnflushed(() =>
       this.repository.listPageByOwner(storageAddress(principal.address), page),
@@ -203,6 +206,29 @@ export class ApiKeysService implements OnModuleInit {
         { maxLifetimeDays: maxDays },
       );
     }
+  }
+
+  /**
+   * The new key's expiry: the one asked for (checked already), which may not be later than its creating key's; else
+   * the earliest of the creating key's expiry and API_KEY_MAX_LIFETIME_DAYS from now; else none. A key never
+   * outlives the key that created it, and never the lifetime the operator allows.
+   */
+  private expiryOf(requested: Date | undefined, creatorExpiresAt: Date | null, now: number): Date | null {
+    if (requested) {
+      if (creatorExpiresAt && requested.getTime() > creatorExpiresAt.getTime()) {
+        throw ApiKeyErrors.invalidExpiry(
+          'expiresAt must not be later than the expiry of the API key creating this one',
+          { creatorExpiresAt: creatorExpiresAt.toISOString() },
+        );
+      }
+      return requested;
+    }
+    const maxDays = this.config.apiKeyMaxLifetimeDays;
+    const bounds = [
+      ...(creatorExpiresAt ? [creatorExpiresAt.getTime()] : []),
+      ...(maxDays !== undefined ? [now + maxDays * DAY_MS] : []),
+    ];
+    return bounds.length === 0 ? null : new Date(Math.min(...bounds));
   }
 
   private async emit(

@@ -272,7 +272,13 @@ export const SETTINGS = {
     parse: integer({ min: 1, max: 36_500 }),
     default: undefined,
     defaultDoc: 'unset (no maximum)',
-    doc: 'Longest lifetime an API key may be created with: `expiresAt` at most this many days ahead (else 400 `invalid_expiry`). Unset: any future `expiresAt`, or none. Keys without `expiresAt` never expire either way.',
+    doc: 'Longest API key lifetime: an `expiresAt` further ahead is 400 `invalid_expiry`, and a key created without one expires this many days after its creation. Unset: no maximum. A key never outlives an expiring key that created it.',
+  }),
+  apiKeysMaxPerWallet: setting({
+    env: 'API_KEYS_MAX_PER_WALLET',
+    parse: integer({ min: 1, max: 1000 }),
+    default: 100,
+    doc: 'Live (neither revoked nor expired) API keys one wallet may hold; creating one more is refused with 400 `api_key_limit_reached` until a key is revoked or expires.',
   }),
   apiKeyExpiryNoticeHours: setting({
     env: 'API_KEY_EXPIRY_NOTICE_HOURS',
@@ -304,6 +310,12 @@ export const SETTINGS = {
     parse: integer({ min: 1, max: 3650 }),
     default: 30,
     doc: 'How long events stay listed by `GET /events`; older ones are purged by the background workers (an event whose webhook delivery is still pending is kept until it ends).',
+  }),
+  eventsMaxPerWalletPerDay: setting({
+    env: 'EVENTS_MAX_PER_WALLET_PER_DAY',
+    parse: integer({ min: 1, max: 1_000_000 }),
+    default: 1000,
+    doc: "Events about one wallet within 24 h past which its key creations, renewals and test webhooks are refused (409 `event_limit_reached`); revocations, cancels and the service's own events never are.",
   }),
   subscriptionExpiringNoticeHours: setting({
     env: 'SUBSCRIPTION_EXPIRING_NOTICE_HOURS',

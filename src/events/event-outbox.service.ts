@@ -1,9 +1,12 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
 import type { SqlExecutor } from '../database/database.service.js';
 import { empty, join, raw, sql, type Sql } from '../database/sql.js';
 import type { EventType } from './event-types.js';
+import { EventsErrors } from './events.errors.js';
 
 export interface NewEvent {
   type: EventType;
@@ -46,7 +49,29 @@ export class EventOutbox implements OnModuleInit {
   /** Prepared statement names, by the composed text: one per combination of follow-ups that occurs. */
   private readonly names = new Map<string, string>();
 
-  constructor(private readonly discovery: DiscoveryService) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Admits a change a wallet asked for that will record events about it, in the change's transaction: refused (409
+   * `event_limit_reached`) once EVENTS_MAX_PER_WALLET_PER_DAY events about the wallet were recorded over the last
+   * 24 hours. The wallet's lock is held until the transaction ends, so concurrent changes count one another.
+   * Revocations and the service's own events do not call it: they are bounded by what was admitted.
+   */
+  async admit(tx: SqlExecutor, address: string): Promise<void> {
+    const owner = address.toLowerCase();
+    const limit = this.config.eventsMaxPerWalletPerDay;
+    await tx.run(sql`SELECT pg_advisory_xact_lock(hashtextextended('events:' || ${owner}, 0))`);
+    // Counts at most `limit` rows of ix_events_address_created_at_id, whatever the wallet stored before.
+    const { rows } = await tx.run<{ recorded: number }>(
+      sql`SELECT count(*)::int AS recorded FROM (
+            SELECT 1 FROM events WHERE address = ${owner} AND created_at > now() - interval '24 hours' LIMIT ${limit}
+          ) AS recent`,
+    );
+    if (rows[0]!.recorded >= limit) throw EventsErrors.limitReached(limit);
+  }
 
   onModuleInit(): void {
     this.handlers = this.discovery

@@ -87,6 +87,8 @@ export class SubscriptionCredits {
       throw new TypeError(`credit of periods of ${periodSeconds} s`);
     }
     const address = storageAddress(credit.address);
+    // A wallet's own request is admitted against its event budget, before the row lock (one lock order for all).
+    if (credit.actor !== SYSTEM_ACTOR) await this.outbox.admit(tx, address);
     const paymentCredit = { periods, ...payment };
     const written = await this.repository.credit(tx, {
       address,

@@ -9,7 +9,12 @@ import { CurrentPrincipal } from '../auth/decorators/current-principal.decorator
 import type { Principal } from '../auth/principal.js';
 import { ROUTE_SCOPES } from '../auth/scopes.js';
 import { ApiErrors } from '../common/http/api-errors.decorator.js';
-import { ApiPagedResponse, pageRequest, sendPage } from '../common/pagination/cursor-page.js';
+import {
+  ApiPagedResponse,
+  PAGE_DEFAULT_LIMIT,
+  pageRequest,
+  sendPage,
+} from '../common/pagination/cursor-page.js';
 import {
   CancelSubscriptionDto,
   RenewSubscriptionDto,
@@ -157,7 +162,8 @@ export class SubscriptionsController {
     description:
       'An active subscription is extended by the periods paid from its current end (and a pending cancel is ' +
       `dropped); any other starts them now. ${PAYMENTS} Emits \`subscription.renewed\` with the payment in ` +
-      `\`data.payment\`. ${ACCESS}`,
+      `\`data.payment\`. Each renewal counts towards EVENTS_MAX_PER_WALLET_PER_DAY for the renewed address (409 ` +
+      `\`event_limit_reached\`, retryable later). ${ACCESS}`,
   })
   @ApiIdempotencyKey()
   @ApiBody({
@@ -187,7 +193,7 @@ export class SubscriptionsController {
       'payment_too_large',
     ],
     403: ['address_forbidden', 'renewal_operator_only'],
-    409: ['idempotency_in_progress', 'payment_already_used', 'payment_not_confirmed'],
+    409: ['idempotency_in_progress', 'payment_already_used', 'payment_not_confirmed', 'event_limit_reached'],
     503: ['payment_chain_unavailable', 'payment_chain_mismatch'],
   })
   renewSubscription(
@@ -258,8 +264,9 @@ export class SubscriptionsController {
     summary: "The subscription's changes, newest first (addition).",
     description:
       'Renewals, cancels and expiries. An address that never subscribed has an empty history. Without ' +
-      "`address`, the caller's own. Without `limit` or `cursor`, the whole history; with either, one page " +
-      `(cursor pagination, addition): see \`X-Next-Cursor\`. ${ACCESS}`,
+      "`address`, the caller's own. Always one page (cursor pagination, addition): the newest " +
+      `${PAGE_DEFAULT_LIMIT} changes unless \`limit\` says otherwise, and \`X-Next-Cursor\` when older ones ` +
+      `follow. ${ACCESS}`,
   })
   @ApiPagedResponse({
     type: SubscriptionEventDto,
@@ -273,8 +280,10 @@ export class SubscriptionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SubscriptionEventDto[]> {
     const address = resolveTargetAddress(principal, query.address);
-    const page = pageRequest('subscription_history', query);
-    if (!page) return this.subscriptions.history(address);
+    const page = pageRequest('subscription_history', query) ?? {
+      limit: PAGE_DEFAULT_LIMIT,
+      after: undefined,
+    };
     return sendPage(reply, 'subscription_history', await this.subscriptions.historyPage(address, page));
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { toPage, type Page, type PagePosition, type PageRequest } from '../common/pagination/cursor-page.js';
 import { Database, type SqlExecutor } from '../database/database.service.js';
 import { selectList } from '../database/select-list.js';
-import { empty, raw, sql, type Sql } from '../database/sql.js';
+import { raw, sql, type Sql } from '../database/sql.js';
 import { keysetPage } from '../database/keyset-page.js';
 import type { PaymentCredit, TransferReference } from './payment/payment-gateway.js';
 import type { PaymentEntity } from './payment/payment.entity.js';
@@ -301,25 +301,19 @@ export class SubscriptionsRepository {
     return { expired, now };
   }
 
-  /** The subscription's history, newest first: all of it, or one page. */
-  async history(address: string): Promise<SubscriptionEventRow[]>;
-  async history(address: string, page: PageRequest): Promise<Page<SubscriptionEventRow>>;
-  async history(
-    address: string,
-    page?: PageRequest,
-  ): Promise<SubscriptionEventRow[] | Page<SubscriptionEventRow>> {
-    const keyset = page && keysetPage({ time: 'e.at', tiebreaker: 'e.seq', tiebreakerType: 'bigint' }, page);
+  /** One page of the subscription's history, newest first. */
+  async history(address: string, page: PageRequest): Promise<Page<SubscriptionEventRow>> {
+    const keyset = keysetPage({ time: 'e.at', tiebreaker: 'e.seq', tiebreakerType: 'bigint' }, page);
     const { rows } = await this.db.run<SubscriptionEventRow & { position: PagePosition }>(
       sql`SELECT ${EVENT_COLUMNS},
          CASE WHEN p.id IS NULL THEN NULL ELSE json_build_object(
            'gateway', p.gateway, 'amountMinor', p.amount_minor::text, 'chainId', p.chain_id::text, 'token', p.token,
-           'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment
-         ${keyset ? sql`, ${keyset.position}` : empty}
+           'payer', p.payer, 'txHash', p.tx_hash, 'logIndex', p.log_index) END AS payment, ${keyset.position}
        FROM subscription_events e LEFT JOIN payments p ON p.id = e.payment_id
-       WHERE e.address = ${address} ${keyset ? sql`AND ${keyset.after}` : empty}
-       ORDER BY e.at DESC, e.seq DESC ${keyset ? keyset.limit : empty}`,
+       WHERE e.address = ${address} AND ${keyset.after}
+       ORDER BY e.at DESC, e.seq DESC ${keyset.limit}`,
     );
-    return page ? toPage(rows, page.limit) : rows;
+    return toPage(rows, page.limit);
   }
 
   /** The log indexes of a transaction's transfers already credited. */

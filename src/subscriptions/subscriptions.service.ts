@@ -54,10 +54,6 @@ export class SubscriptionsService {
     return this.lookup.status(address);
   }
 
-  async history(address: Address): Promise<SubscriptionEventDto[]> {
-    return (await this.repository.history(storageAddress(address))).map(historyDto);
-  }
-
   async historyPage(address: Address, page: PageRequest): Promise<Page<SubscriptionEventDto>> {
     const { items, next } = await this.repository.history(storageAddress(address), page);
     return { items: items.map(historyDto), next };

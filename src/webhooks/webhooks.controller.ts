@@ -14,6 +14,7 @@ import {
   sendPage,
 } from '../common/pagination/cursor-page.js';
 import type { WebhookAttemptRecord } from './delivery/webhook-delivery.repository.js';
+import { MAX_ATTEMPTS_PER_DELIVERY } from './delivery/webhook-delivery.service.js';
 import { secretPrefix } from './delivery/webhook-signer.js';
 import { ListDeliveriesQueryDto, WebhookAttemptDto } from './dto/webhook-delivery.dto.js';
 import { DeliveryResultDto, TestWebhookDto, TestWebhookResponseDto } from './dto/webhook-test.dto.js';
@@ -86,7 +87,8 @@ export class WebhooksController {
     summary: "The caller's webhook configurations, oldest first. Never the secret, only its prefix.",
     description:
       'Each configuration with its URL, event filter, state and, when deliveries keep failing, since when ' +
-      '(`failingSince`) and why the service disabled it (`disabledReason`).',
+      '(`failingSince`) and why the service disabled it (`disabledReason`). Not paged: a wallet has at most ' +
+      `${MAX_WEBHOOKS_PER_WALLET} configurations, so the answer holds at most that many.`,
   })
   @ApiOkResponse({
     type: WebhookDto,
@@ -135,10 +137,14 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'testWebhook',
     summary: 'Send a `webhook.test` event now and wait for the answers.',
-    description: `Sends a \`webhook.test\` event (\`data\`: \`{"address", "message"}\`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent.\n\n${DELIVERY}`,
+    description: `Sends a \`webhook.test\` event (\`data\`: \`{"address", "message"}\`) through the real delivery path (same body format, headers, signature and URL checks as every event) to the named configuration, or to each enabled one of the caller, and waits for the receivers' answers (at most 10 s). Answers 200 whatever the receivers answered: each result says how its delivery went. Test deliveries are attempted once, are not retried and do not count towards a configuration's failures; they appear in GET /webhooks/deliveries and can be re-sent. Each test records an event, so it counts towards EVENTS_MAX_PER_WALLET_PER_DAY (409 \`event_limit_reached\`).\n\n${DELIVERY}`,
   })
   @ApiOkResponse({ type: TestWebhookResponseDto, description: 'One result per configuration sent to.' })
-  @ApiErrors({ 400: ['validation_failed', 'invalid_json'], 404: ['webhook_not_found'] })
+  @ApiErrors({
+    400: ['validation_failed', 'invalid_json'],
+    404: ['webhook_not_found'],
+    409: ['event_limit_reached'],
+  })
   async testWebhook(
     @CurrentPrincipal() principal: Principal,
     @Body() body: TestWebhookDto,
@@ -202,11 +208,16 @@ export class WebhooksController {
     operationId: 'retryWebhookDelivery',
     summary: 'Re-send one delivery now and wait for the answer (addition).',
     description:
-      "Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered.",
+      "Sends the delivery's event again, with the same body and `webhook-id` and a fresh timestamp and signature, whatever its status and even if its configuration is disabled. Success marks the delivery succeeded; a failure leaves its status and any scheduled retry as they were. Answers 200 whatever the receiver answered. " +
+      `A delivery is attempted at most ${MAX_ATTEMPTS_PER_DELIVERY} times, scheduled attempts included (each is a row of the delivery log): past that, 400 \`webhook_delivery_attempt_limit_reached\`.`,
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The delivery id (`deliveryId`).' })
   @ApiOkResponse({ type: DeliveryResultDto, description: 'How the re-sent delivery went.' })
-  @ApiErrors({ 404: ['webhook_delivery_not_found'], 409: ['webhook_delivery_in_progress'] })
+  @ApiErrors({
+    400: ['webhook_delivery_attempt_limit_reached'],
+    404: ['webhook_delivery_not_found'],
+    409: ['webhook_delivery_in_progress'],
+  })
   async retryWebhookDelivery(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

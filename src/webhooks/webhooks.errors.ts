@@ -16,6 +16,12 @@ export const WebhookErrors = {
     ApiError.badRequest('webhook_url_taken', 'Another of your webhook configurations already uses this URL'),
   deliveryNotFound: () =>
     ApiError.notFound('webhook_delivery_not_found', 'No webhook delivery with this id belongs to the caller'),
+  deliveryAttemptLimitReached: (limit: number) =>
+    ApiError.badRequest(
+      'webhook_delivery_attempt_limit_reached',
+      `A delivery can be attempted at most ${limit} times: this one cannot be re-sent any more`,
+      { limit },
+    ),
   deliveryInProgress: () =>
     ApiError.conflict(
       'webhook_delivery_in_progress',

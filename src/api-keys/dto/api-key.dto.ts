@@ -47,7 +47,7 @@ export class CreateApiKeyDto {
     format: 'date-time',
     example: '2027-02-22T01:30:00.000Z',
     description:
-      'When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key never expires, as the interface says.',
+      'When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one, and, when an API key that expires creates this one, not later than that key (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key expires with the key creating it, or API_KEY_MAX_LIFETIME_DAYS after its creation when the operator set one, whichever comes first; otherwise it never expires, as the interface says.',
   })
   @IsOptional()
   @IsDateString({ strict: true, strictSeparator: true })

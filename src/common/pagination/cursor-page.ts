@@ -96,7 +96,7 @@ export function decodeCursor(list: PagedList, cursor: string): PagePosition {
   return { micros: parsed[1], tiebreaker: parsed[2] };
 }
 
-/** `limit` and `cursor`: sending either asks for one page; sending neither keeps the whole list. */
+/** `limit` and `cursor`: sending either asks for one page; without both, the route answers its own first page. */
 export class PageQueryDto {
   @ApiProperty({
     required: false,
@@ -123,7 +123,7 @@ export class PageQueryDto {
   cursor?: string;
 }
 
-/** The page a query asks for, or undefined when it sends no pagination parameter (the whole list, as before). */
+/** The page a query asks for, or undefined when it sends no pagination parameter (the route's first page then). */
 export function pageRequest(list: PagedList, query: PageQueryDto): PageRequest | undefined {
   if (query.limit === undefined && query.cursor === undefined) return undefined;
   return {

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
-import { PageQueryDto } from '../../common/pagination/cursor-page.js';
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, PageQueryDto } from '../../common/pagination/cursor-page.js';
 
 const OTHERS =
   'Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.';
@@ -17,8 +17,18 @@ export class SubscriptionAddressQueryDto {
   address?: Address;
 }
 
-/** The history's query: whose, and optionally one page of it. */
+/** The history's query: whose, and which page of it (the history always pages). */
 export class SubscriptionHistoryQueryDto extends PageQueryDto {
+  // Redeclared for its documentation only (the validation is PageQueryDto's): the default applies without a cursor.
+  @ApiProperty({
+    required: false,
+    type: 'integer',
+    minimum: 1,
+    maximum: PAGE_MAX_LIMIT,
+    description: `Page size (default ${PAGE_DEFAULT_LIMIT}). When older changes follow, the answer carries an \`X-Next-Cursor\` header.`,
+  })
+  declare limit?: number;
+
   @IsOptional()
   @IsWalletAddress({
     required: false,

@@ -10,6 +10,12 @@ import { DeliveryQueue, type AfterFailure, type ClaimedDelivery } from './queue/
 import { retryDelayMs } from './retry-schedule.js';
 import { webhookBody, webhookHeaders } from './webhook-message.js';
 
+/**
+ * Attempts one delivery may have, scheduled and manual together: each is a row of the delivery log, so manual
+ * re-sends stop there rather than let one wallet grow the log without end. Well above the scheduled retries.
+ */
+export const MAX_ATTEMPTS_PER_DELIVERY = 50;
+
 /** What one attempt came to, as the test and retry routes report it. */
 export interface DeliveryResult {
   deliveryId: string;
@@ -75,6 +81,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
   async sendTest(address: Address, endpointIds: readonly string[]): Promise<DeliveryResult[]> {
     if (endpointIds.length === 0) return [];
     const deliveries = await this.db.transaction(async (tx) => {
+      await this.outbox.admit(tx, address);
       const event = await this.outbox.record(tx, {
         type: TEST_EVENT_TYPE,
         address,
@@ -91,9 +98,10 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
 
   /** Re-sends one of the owner's deliveries now, whatever its status, and waits for the answer. */
   async retry(ownerAddress: string, deliveryId: string): Promise<DeliveryResult> {
-    const delivery = await this.queue.claimOwned(ownerAddress, deliveryId);
+    const delivery = await this.queue.claimOwned(ownerAddress, deliveryId, MAX_ATTEMPTS_PER_DELIVERY);
     if (delivery === 'not_found') throw WebhookErrors.deliveryNotFound();
     if (delivery === 'busy') throw WebhookErrors.deliveryInProgress();
+    if (delivery === 'exhausted') throw WebhookErrors.deliveryAttemptLimitReached(MAX_ATTEMPTS_PER_DELIVERY);
     return this.attempt(delivery, 'manual');
   }
 

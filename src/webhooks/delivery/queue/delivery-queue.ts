@@ -72,11 +72,15 @@ export abstract class DeliveryQueue {
   /** Stops claiming and resolves once every attempt under way has ended. */
   abstract stop(): Promise<void>;
 
-  /** Claims one of the owner's deliveries whatever its state, for a manual re-send. */
+  /**
+   * Claims one of the owner's deliveries whatever its state, for a manual re-send, while it has had fewer than
+   * `maxAttempts` attempts (`exhausted` after that).
+   */
   abstract claimOwned(
     ownerAddress: string,
     deliveryId: string,
-  ): Promise<ClaimedDelivery | 'busy' | 'not_found'>;
+    maxAttempts: number,
+  ): Promise<ClaimedDelivery | 'busy' | 'exhausted' | 'not_found'>;
 
   /** A scheduled attempt succeeded: logs it and ends the delivery. Resolves once written. */
   abstract complete(attempt: Attempt): Promise<void>;

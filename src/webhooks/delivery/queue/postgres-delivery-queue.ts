@@ -140,20 +140,24 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
   async claimOwned(
     ownerAddress: string,
     deliveryId: string,
-  ): Promise<ClaimedDelivery | 'busy' | 'not_found'> {
+    maxAttempts: number,
+  ): Promise<ClaimedDelivery | 'busy' | 'exhausted' | 'not_found'> {
     const { rows } = await this.db.run<ClaimedRow>(
       sql`UPDATE webhook_deliveries d SET locked_until = now() + ${LEASE}
        FROM webhook_endpoints e
        WHERE d.id = ${deliveryId} AND e.id = d.endpoint_id AND e.owner_address = ${ownerAddress}
-         AND ${UNLEASED}
+         AND ${UNLEASED} AND d.attempt_count < ${maxAttempts}
        RETURNING ${CLAIMED}`,
     );
     if (rows[0]) return claimed(rows[0]);
-    const exists = await this.db.run(
-      sql`SELECT 1 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+    const existing = await this.db.run<{ exhausted: boolean }>(
+      sql`SELECT d.attempt_count >= ${maxAttempts} AS exhausted
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
        WHERE d.id = ${deliveryId} AND e.owner_address = ${ownerAddress}`,
     );
-    return exists.rowCount > 0 ? 'busy' : 'not_found';
+    const [row] = existing.rows;
+    if (!row) return 'not_found';
+    return row.exhausted ? 'exhausted' : 'busy';
   }
 
   /** The successes that come in during one turn of the event loop, or while the last write runs, go out together. */
