@@ -98,6 +98,7 @@ async function buildApp(
     if (closing) return TransportErrors.shuttingDown();
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
       return TransportErrors.missingHost();
+    if (!hasOneHost(request.raw.rawHeaders)) return TransportErrors.invalidHost();
     // @fastify/cors would answer it with a bare text/plain 400.
     if (cors && request.method === 'OPTIONS' && !isPreflight(request))
       return TransportErrors.invalidPreflight();
@@ -185,6 +186,19 @@ function allowOrigin(request: FastifyRequest, reply: FastifyReply, origins: Read
 /** What @fastify/cors takes for a preflight: both headers present and not empty. */
 function isPreflight(request: FastifyRequest): boolean {
   return Boolean(request.headers.origin) && Boolean(request.headers['access-control-request-method']);
+}
+
+/**
+ * At most one Host header, not empty (RFC 9112 §3.2 asks for 400 otherwise). Node keeps the first of several, which
+ * a proxy in front may not have, so two hosts could mean two different sites to it and to us.
+ */
+function hasOneHost(rawHeaders: readonly string[]): boolean {
+  let hosts = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.length !== 4 || rawHeaders[index]!.toLowerCase() !== 'host') continue;
+    if (++hosts > 1 || rawHeaders[index + 1]!.trim() === '') return false;
+  }
+  return true;
 }
 
 function hooksOf<T>(value: T | T[] | undefined): T[] {
