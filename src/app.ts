@@ -11,7 +11,7 @@ import {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
-import { registerRateLimit } from './auth/rate-limit.js';
+import { registerRateLimit, WalletRateLimitGuard } from './auth/rate-limit.js';
 import type { AppConfig } from './config/app-config.js';
 import {
   answerClientError,
@@ -124,7 +124,7 @@ async function buildApp(
   // any other content type is 415. Without this, Fastify would hand a text/plain body to the handlers as a string.
   fastify.removeContentTypeParser('text/plain');
   // Before Nest adds its routes: the limiter hooks each route as it is added.
-  if (!preview) await registerRateLimit(fastify, config, logger);
+  const rateLimitCounters = preview ? undefined : await registerRateLimit(fastify, config, logger);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),
@@ -136,8 +136,12 @@ async function buildApp(
   await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
   app.useGlobalPipes(createValidationPipe());
-  // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 400.
-  app.useGlobalGuards(new UnexpectedBodyGuard());
+  // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 429 and 400.
+  const walletLimit =
+    rateLimitCounters && config.rateLimitPerMinute
+      ? [new WalletRateLimitGuard(rateLimitCounters, config.rateLimitPerMinute)]
+      : [];
+  app.useGlobalGuards(...walletLimit, new UnexpectedBodyGuard());
   if (cors) {
     app.enableCors({
       origin: [...config.corsOrigins],
