@@ -31,6 +31,7 @@ import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
 import { NEXT_CURSOR_HEADER } from './common/pagination/cursor-page.js';
+import { defaultMaxConnections } from './common/net/open-files.js';
 
 /** Request bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -86,6 +87,8 @@ async function buildApp(
   });
   const fastify = adapter.getInstance();
   answerStalledRequests(fastify.server);
+  const maxConnections = config.maxConnections ?? defaultMaxConnections();
+  if (maxConnections !== undefined) fastify.server.maxConnections = maxConnections;
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;

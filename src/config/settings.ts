@@ -77,6 +77,13 @@ export const SETTINGS = {
     default: 72_000,
     doc: "How long an idle kept-alive connection stays open; keep it above the load balancer's idle timeout (60 s on most).",
   }),
+  maxConnections: setting<number | undefined>({
+    env: 'MAX_CONNECTIONS',
+    parse: integer({ min: 1, max: 10_000_000 }),
+    default: undefined,
+    defaultDoc: 'the open-file soft limit less 256 (no cap where it cannot be read)',
+    doc: "Connections one process holds at once; another is closed as it arrives. It keeps descriptors for the database and the process, so connections already open (a probe's kept-alive one) keep their answers during a flood of idle connections, which the timeouts above then cut. Node raises the open-file soft limit to the hard one as it starts; a start under a low hard limit logs a warning.",
+  }),
   metricsPort: setting<number | undefined>({
     env: 'METRICS_PORT',
     parse: integer({ min: 1, max: 65535 }),
