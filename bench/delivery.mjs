@@ -278,6 +278,8 @@ export async function benchDelivery({
     JWT_SECRET: jwtSecret,
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The receiver is on loopback, which production refuses unless acknowledged.
+    WEBHOOK_UNSAFE_IN_PRODUCTION: 'true',
     OPERATOR_ADDRESSES: operator.address,
     DATABASE_POOL_SIZE: '20',
     // The worker processes start with this environment too, and production requires a gateway.

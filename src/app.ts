@@ -11,7 +11,7 @@ import {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
-import { registerRateLimit } from './auth/rate-limit.js';
+import { registerRateLimit, WalletRateLimitGuard } from './auth/rate-limit.js';
 import type { AppConfig } from './config/app-config.js';
 import {
   answerClientError,
@@ -31,6 +31,7 @@ import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
 import { NEXT_CURSOR_HEADER } from './common/pagination/cursor-page.js';
+import { defaultMaxConnections } from './common/net/open-files.js';
 
 /** Request bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -86,6 +87,8 @@ async function buildApp(
   });
   const fastify = adapter.getInstance();
   answerStalledRequests(fastify.server);
+  const maxConnections = config.maxConnections ?? defaultMaxConnections();
+  if (maxConnections !== undefined) fastify.server.maxConnections = maxConnections;
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;
@@ -98,6 +101,7 @@ async function buildApp(
     if (closing) return TransportErrors.shuttingDown();
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
       return TransportErrors.missingHost();
+    if (!hasOneHost(request.raw.rawHeaders)) return TransportErrors.invalidHost();
     // @fastify/cors would answer it with a bare text/plain 400.
     if (cors && request.method === 'OPTIONS' && !isPreflight(request))
       return TransportErrors.invalidPreflight();
@@ -123,7 +127,7 @@ async function buildApp(
   // any other content type is 415. Without this, Fastify would hand a text/plain body to the handlers as a string.
   fastify.removeContentTypeParser('text/plain');
   // Before Nest adds its routes: the limiter hooks each route as it is added.
-  if (!preview) await registerRateLimit(fastify, config, logger);
+  const rateLimitCounters = preview ? undefined : await registerRateLimit(fastify, config, logger);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new PinoNestLogger(logger),
@@ -135,8 +139,12 @@ async function buildApp(
   await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
   app.useGlobalPipes(createValidationPipe());
-  // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 400.
-  app.useGlobalGuards(new UnexpectedBodyGuard());
+  // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 429 and 400.
+  const walletLimit =
+    rateLimitCounters && config.rateLimitPerMinute
+      ? [new WalletRateLimitGuard(rateLimitCounters, config.rateLimitPerMinute)]
+      : [];
+  app.useGlobalGuards(...walletLimit, new UnexpectedBodyGuard());
   if (cors) {
     app.enableCors({
       origin: [...config.corsOrigins],
@@ -185,6 +193,19 @@ function allowOrigin(request: FastifyRequest, reply: FastifyReply, origins: Read
 /** What @fastify/cors takes for a preflight: both headers present and not empty. */
 function isPreflight(request: FastifyRequest): boolean {
   return Boolean(request.headers.origin) && Boolean(request.headers['access-control-request-method']);
+}
+
+/**
+ * At most one Host header, not empty (RFC 9112 §3.2 asks for 400 otherwise). Node keeps the first of several, which
+ * a proxy in front may not have, so two hosts could mean two different sites to it and to us.
+ */
+function hasOneHost(rawHeaders: readonly string[]): boolean {
+  let hosts = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.length !== 4 || rawHeaders[index]!.toLowerCase() !== 'host') continue;
+    if (++hosts > 1 || rawHeaders[index + 1]!.trim() === '') return false;
+  }
+  return true;
 }
 
 function hooksOf<T>(value: T | T[] | undefined): T[] {

@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { createApp } from './app.js';
 import { bootstrap, EXIT_CONFIG, listenFailure, type Runtime } from './bootstrap/bootstrap.js';
+import { openFileLimitWarning } from './common/net/open-files.js';
 import { configAdvisories } from './config/app-config.js';
 import { Metrics } from './metrics/metrics.service.js';
 
@@ -88,6 +89,8 @@ async function main(): Promise<void> {
     return;
   }
   const runtime = await bootstrap({ role: 'server', embeddedDatabase: true, migrate: true });
+  const openFiles = openFileLimitWarning();
+  if (openFiles) runtime.logger.warn(openFiles);
   // Here, not in each cluster worker: one start, one warning.
   for (const advice of configAdvisories(runtime.config)) runtime.logger.warn(advice);
   if (runtime.config.webConcurrency <= 1) await serve(runtime);

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { RawConnection, type RawAnswer } from './utils/raw-http.js';
 import { sleep } from './utils/receiver.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
@@ -156,3 +158,63 @@ async function untilRefused(url: string): Promise<void> {
     await sleep(20);
   }
 }
+
+describe('MAX_CONNECTIONS and the open-file limit', () => {
+  const CAP = 4;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // Idle connections are kept long enough to fill the cap for the whole case.
+    t = await startTestApp({ env: { MAX_CONNECTIONS: String(CAP), HTTP_IDLE_TIMEOUT_MS: '20000' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('closes connections over the cap as they arrive, while one already open keeps its answers', async () => {
+    const host = new URL(t.url).host;
+    const probe = await RawConnection.open(t.url);
+    const ask = async (): Promise<number | undefined> => {
+      probe.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      return (await probe.nextAnswer())?.status;
+    };
+    expect(await ask()).toBe(200);
+    // More silent connections than the cap leaves room for (another client's kept-alive one may hold a place).
+    const silent: RawConnection[] = [];
+    for (let i = 0; i < 3 * CAP; i++) silent.push(await RawConnection.open(t.url));
+    await sleep(300);
+    const open = silent.filter((connection) => !connection.closed);
+    expect(open.length).toBeLessThanOrEqual(CAP - 1);
+    expect(silent.length - open.length).toBeGreaterThanOrEqual(2 * CAP);
+    // The connections that got in stay open, and the probe's keeps answering.
+    expect(open.length).toBeGreaterThan(0);
+    expect(await ask()).toBe(200);
+    for (const connection of [...silent, probe]) connection.destroy();
+    await sleep(100);
+    // Places free again once connections end.
+    const later = await RawConnection.open(t.url);
+    later.write(`GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect((await later.nextAnswer())?.status).toBe(200);
+    later.destroy();
+  });
+
+  it('starts with the soft open-file limit at the hard one (Node raises it), and warns while that is low', () => {
+    const module = fileURLToPath(new URL('../dist/src/common/net/open-files.js', import.meta.url));
+    const script = `import(${JSON.stringify(module)}).then((m) => console.log(JSON.stringify({ warning: m.openFileLimitWarning() ?? null, limits: m.openFileLimits(), cap: m.defaultMaxConnections() })))`;
+    /** The script started under these open-file limits, as a container runtime would start the service. */
+    const run = (limits: string) =>
+      JSON.parse(
+        execFileSync('prlimit', [`--nofile=${limits}`, process.execPath, '-e', script], { encoding: 'utf8' }),
+      ) as { warning: string | null; limits: { soft: number; hard: number }; cap: number };
+    // containerd's default: a soft limit of 1 024 under a higher hard one.
+    expect(run('1024:8192')).toEqual({
+      warning: null,
+      limits: { soft: 8192, hard: 8192 },
+      cap: 8192 - 256,
+    });
+    const low = run('1024:1024');
+    expect(low.limits).toEqual({ soft: 1024, hard: 1024 });
+    expect(low.warning).toMatch(/^the open-file limit is 1024 \(hard limit 1024\).*ulimit -n/);
+    expect(low.cap).toBe(1024 - 256);
+  });
+});

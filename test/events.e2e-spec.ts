@@ -201,8 +201,6 @@ describe('GET /events', () => {
       expect(listed.body).toEqual(mine.filter((event) => event.type === 'subscription.renewed'));
     }
 
-    const everyone = ids((await allEvents(t.url, operator.token, '', 50)).events);
-    expect(everyone).toEqual(expect.arrayContaining([...ids(mine), ...ids(others)]));
     const operatorKey = await api.post('/api-keys', {
       token: operator.token,
       body: { label: 'ops', scopes: ['READ_ONLY'] },
@@ -210,6 +208,40 @@ describe('GET /events', () => {
     expect((await allEvents(t.url, operatorKey.body.key, `address=${other.address}`, 50)).events).toEqual(
       others,
     );
+  });
+
+  it("shows operators every wallet's subscription events and their own of every type, as their webhooks get them", async () => {
+    const mine = (await allEvents(t.url, owner.token, '', 50)).events;
+    expect(mine.some((event) => event.type.startsWith('api_key.'))).toBe(true);
+    const subscriptionEvents = mine.filter((event) => event.type.startsWith('subscription.'));
+    expect(subscriptionEvents.length).toBeGreaterThan(0);
+    const others = (await allEvents(t.url, other.token, '', 50)).events;
+    const operatorOwn = await http(t.url).post('/api-keys', {
+      token: operator.token,
+      body: { label: 'ops own', scopes: ['READ_ONLY'] },
+    });
+    expect(operatorOwn.status).toBe(200);
+
+    const everyone = (await allEvents(t.url, operator.token, '', 200)).events;
+    const seen = ids(everyone);
+    expect(seen).toEqual(expect.arrayContaining([...ids(subscriptionEvents), ...ids(others)]));
+    for (const event of mine.filter((e) => !e.type.startsWith('subscription.'))) {
+      expect({ hidden: event.type, seen: seen.includes(event.id) }).toEqual({
+        hidden: event.type,
+        seen: false,
+      });
+    }
+    // The operator's own key events are there, other wallets' are not.
+    const keyEvents = everyone.filter((event) => event.type.startsWith('api_key.'));
+    expect(keyEvents.length).toBeGreaterThan(0);
+    for (const event of keyEvents) expect(event.data.label).toMatch(/^ops/);
+    // Naming the wallet narrows to its subscription events, whatever types are asked for.
+    expect((await allEvents(t.url, operator.token, `address=${owner.address}`, 50)).events).toEqual(
+      subscriptionEvents,
+    );
+    expect(
+      (await allEvents(t.url, operator.token, `address=${owner.address}&type=api_key.created`, 50)).events,
+    ).toEqual([]);
   });
 });
 

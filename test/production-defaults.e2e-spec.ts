@@ -52,6 +52,21 @@ describe('production defaults', () => {
     );
   });
 
+  it('warns once at start while acknowledged development-only webhook settings are on in production', async () => {
+    expect(await startWarnings(PRODUCTION)).not.toContainEqual(expect.stringMatching(/WEBHOOK_/));
+    const warnings = await startWarnings({
+      ...PRODUCTION,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_UNSAFE_IN_PRODUCTION: 'true',
+    });
+    expect(warnings.filter((warning) => warning.includes('WEBHOOK_'))).toEqual([
+      expect.stringMatching(
+        /^WEBHOOK_ALLOW_HTTP=true, WEBHOOK_ALLOW_PRIVATE=true in production \(acknowledged by WEBHOOK_UNSAFE_IN_PRODUCTION=true\): .*own network$/,
+      ),
+    ]);
+  });
+
   it('leaves the payment gateway of the production compose stack to the operator', () => {
     const compose = yaml.load(readFileSync('docker-compose.yml', 'utf8')) as {
       services: { tollgate: { environment: Record<string, string> } };

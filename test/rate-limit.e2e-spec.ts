@@ -159,7 +159,7 @@ describe(`rate limiting (RATE_LIMIT_PER_MINUTE=${LIMIT}, shared in Redis)`, () =
     }
   });
 
-  it('gives each credential its own budget, whatever address it comes from', async () => {
+  it('gives each credential its own budget, whatever address it comes from, and each wallet one for all of them', async () => {
     const owner = sessionToken();
     const keys: string[] = [];
     for (const label of ['first', 'second']) {
@@ -171,17 +171,35 @@ describe(`rate limiting (RATE_LIMIT_PER_MINUTE=${LIMIT}, shared in Redis)`, () =
       keys.push(created.body.key as string);
     }
     const [first, second] = keys as [string, string];
-    for (let i = 0; i < LIMIT; i++) {
-      expect(
-        (await send(a.url, 'GET', '/auth/session', { token: first, from: randomLoopback() })).status,
-      ).toBe(200);
+    // A key of another wallet: its budgets are its own.
+    const stranger = sessionToken();
+    const strangerKey = await send(a.url, 'POST', '/api-keys', {
+      token: stranger,
+      body: { label: 'stranger', scopes: ['READ_ONLY'] },
+    });
+    expect(strangerKey.status).toBe(200);
+    // The two creations spent two of the wallet's requests; the first key spends the rest, from any address.
+    for (let i = 0; i < LIMIT - 2; i++) {
+      const answer = await send(a.url, 'GET', '/auth/session', { token: first, from: randomLoopback() });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1 - i));
     }
+    // Its other key and its session still have budgets of their own, but the wallet's is spent.
+    for (const token of [second, owner, first]) {
+      const refused = await send(a.url, 'GET', '/auth/session', { token, from: randomLoopback() });
+      expect(refused.status).toBe(429);
+      expect(refused.body.details).toEqual({
+        code: 'rate_limited',
+        retryAfterSeconds: Number(refused.headers['retry-after']),
+        requestId: refused.headers['x-request-id'],
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    expect(
+      (await send(a.url, 'GET', '/auth/session', { token: strangerKey.body.key as string })).status,
+    ).toBe(200);
+    // A credential's own budget holds too: the first key has spent it (with the refusals above counted).
     expectRateLimited(await send(a.url, 'GET', '/auth/session', { token: first, from: randomLoopback() }));
-    expect((await send(a.url, 'GET', '/auth/session', { token: second })).status).toBe(200);
-    // The session that created them spent two requests of its own budget, not theirs.
-    const session = await send(a.url, 'GET', '/auth/session', { token: owner });
-    expect(session.status).toBe(200);
-    expect(session.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 3));
     // Counters are kept under a digest of the credential, never the credential itself.
     const redis = new Redis(REDIS_URL);
     try {
@@ -222,5 +240,61 @@ describe(`rate limiting (RATE_LIMIT_PER_MINUTE=${LIMIT}, shared in Redis)`, () =
     } finally {
       await unlimited.kill();
     }
+  });
+});
+
+/** RATE_LIMIT_PER_MINUTE with the counters in this process, in stores shrunk by RATE_LIMIT_LOCAL_COUNTERS. */
+describe(`rate limiting (RATE_LIMIT_PER_MINUTE=${LIMIT}, counters in the process)`, () => {
+  const COUNTERS = 20;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: {
+        RATE_LIMIT_PER_MINUTE: String(LIMIT),
+        RATE_LIMIT_LOCAL_COUNTERS: String(COUNTERS),
+        WEBHOOK_WORKERS: 'false',
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("keeps an address's counter while invented credentials flood the store", async () => {
+    const from = randomLoopback();
+    for (let i = 0; i < LIMIT; i++) {
+      expect((await send(t.url, 'POST', '/auth/nonce', { from, body: {} })).status).toBe(400);
+    }
+    expectRateLimited(await send(t.url, 'POST', '/auth/nonce', { from, body: {} }));
+    // Ten times the store's size in credentials nobody issued, of every shape, each a counter of its own.
+    const invented = Array.from(
+      { length: 10 * COUNTERS },
+      (_, i) => [`made-up-${randomUUID()}`, `tg_${randomUUID().replaceAll('-', '')}`, sessionToken()][i % 3]!,
+    );
+    for (let i = 0; i < invented.length; i += 20) {
+      const answers = await Promise.all(
+        invented
+          .slice(i, i + 20)
+          .map((token) => send(t.url, 'GET', '/subscriptions/status', { from, token })),
+      );
+      for (const answer of answers) expect([200, 401]).toContain(answer.status);
+    }
+    expectRateLimited(await send(t.url, 'POST', '/auth/nonce', { from, body: {} }));
+  });
+
+  it("counts a wallet's credentials together in the process as well", async () => {
+    const owner = sessionToken();
+    const created = await send(t.url, 'POST', '/api-keys', {
+      token: owner,
+      body: { label: 'one', scopes: ['READ_ONLY'] },
+    });
+    expect(created.status).toBe(200);
+    for (let i = 0; i < LIMIT - 1; i++) {
+      expect((await send(t.url, 'GET', '/auth/session', { token: created.body.key as string })).status).toBe(
+        200,
+      );
+    }
+    expect((await send(t.url, 'GET', '/auth/session', { token: owner })).status).toBe(429);
   });
 });

@@ -65,6 +65,8 @@ describe('session tokens', () => {
       ['a negative gen', { gen: -1 }],
       ['a gen of 1e308', { gen: 1e308 }],
       ['a string gen', { gen: '1' }],
+      ['an audience list that holds ours', { aud: ['tollgate-api', 'someone-else'] }],
+      ['an audience list of ours alone', { aud: ['tollgate-api'] }],
     ])('refuses %s: 401 invalid_token, on the header and the cookie', async (_what, odd) => {
       const token = signed({ ...valid(), ...odd });
       const header = await api().get('/auth/session', { token });
@@ -74,6 +76,28 @@ describe('session tokens', () => {
       expect(cookie.status).toBe(401);
       expect(cookie.body.details).toEqual({ code: 'invalid_token' });
     });
+
+    it.each([
+      ['a crit header naming an extension', { crit: ['exp'] }],
+      ['a key id', { kid: 'k1' }],
+      ['a content type', { cty: 'JWT' }],
+    ])(
+      'refuses a JOSE header carrying %s: 401 invalid_token, on the header and the cookie',
+      async (_what, extra) => {
+        const token = jwt.sign({ iss: 'tollgate', aud: 'tollgate-api', ...valid() }, TEST_JWT_SECRET, {
+          algorithm: 'HS256',
+          header: { alg: 'HS256', typ: 'JWT', ...extra },
+        });
+        const header = await api().get('/auth/session', { token });
+        expect(header.status).toBe(401);
+        expect(header.body.details).toEqual({ code: 'invalid_token' });
+        const cookie = await api().get('/subscriptions/status', {
+          headers: { cookie: `tg_session=${token}` },
+        });
+        expect(cookie.status).toBe(401);
+        expect(cookie.body.details).toEqual({ code: 'invalid_token' });
+      },
+    );
 
     it('tolerates an iat slightly ahead of this clock (another instance may run a little fast)', async () => {
       expect(await refusal(signed({ ...valid(), iat: nowSeconds() + 30 }))).toBeNull();

@@ -49,12 +49,37 @@ describe('secrets at start', () => {
       'whsec_Q2xhcmsgS2VudCBpcyBTdXBlcm1hbiBhbmQgc2hlIGtub3dzIGl0IQ==',
     ],
     ['a low-entropy secret', 'abababababababababababababababababababab'],
+    ['a counting secret', '0123456789'.repeat(4)],
+    ['a word and a sequence, twice', 'Password1234567890!Password1234567890!'],
     ['a secret under 32 bytes', 'Zq8vN2xLp4'],
   ])('refuses to start in production with %s', async (_label, secret) => {
     const { code, output } = await runUntilExit({ NODE_ENV: 'production', JWT_SECRET: secret });
     expect(code).toBe(78);
     expect(output).toMatch(/JWT_SECRET: /);
   });
+});
+
+describe('development-only webhook settings at start', () => {
+  const production = {
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(48).toString('base64'),
+    PAYMENT_GATEWAY: 'free',
+  };
+
+  it.each([
+    ['WEBHOOK_ALLOW_PRIVATE', { WEBHOOK_ALLOW_PRIVATE: 'true' }],
+    ['WEBHOOK_ALLOW_HTTP', { WEBHOOK_ALLOW_HTTP: 'true' }],
+    ['both', { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' }],
+  ])(
+    'refuses to start in production with %s=true unless acknowledged, naming the override',
+    async (_label, env) => {
+      const { code, output } = await runUntilExit({ ...production, ...env, WEB_CONCURRENCY: '2' });
+      expect(code).toBe(78);
+      for (const name of Object.keys(env)) expect(output).toContain(`${name}=true`);
+      expect(output).toContain('refused when NODE_ENV=production');
+      expect(output).toContain('WEBHOOK_UNSAFE_IN_PRODUCTION=true');
+    },
+  );
 });
 
 describe('payment gateway at start', () => {

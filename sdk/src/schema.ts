@@ -213,7 +213,7 @@ export interface paths {
         };
         /**
          * The caller's events, newest first, as their webhooks carried them (addition).
-         * @description Every event the service emitted about the caller (all types, `webhook.test` included), whether or not a webhook received it: the `id` is the webhook body's `id` and `webhook-id` header, `createdAt` its `timestamp`, `data` its `data`, so an integrator whose endpoint was down can catch up without a replay. Events are kept for EVENTS_RETENTION_DAYS (default 30), then purged. One page of `limit` (default 50) events; when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page. An operator (OPERATOR_ADDRESSES), or an API key an operator created, sees the events of every address and may narrow them with `address`; anyone else sees only their own (another `address`: 403 `address_forbidden`).
+         * @description Every event the service emitted about the caller (all types, `webhook.test` included), whether or not a webhook received it: the `id` is the webhook body's `id` and `webhook-id` header, `createdAt` its `timestamp`, `data` its `data`, so an integrator whose endpoint was down can catch up without a replay. Events are kept for EVENTS_RETENTION_DAYS (default 30), then purged. One page of `limit` (default 50) events; when more follow, the `X-Next-Cursor` header holds the `cursor` of the next page. An operator (OPERATOR_ADDRESSES), or an API key an operator created, sees every event of its own wallet and the subscription events (`subscription.*`) of every other address, the same events operators' webhooks receive, and may narrow them with `address`; another wallet's `api_key.*` and `webhook.test` events are listed to that wallet only. Anyone else sees only their own (another `address`: 403 `address_forbidden`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -807,12 +807,12 @@ export interface components {
         CreateApiKeyDto: {
             /**
              * Format: date-time
-             * @description When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one, and, when an API key that expires creates this one, not later than that key (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key expires with the key creating it, or API_KEY_MAX_LIFETIME_DAYS after its creation when the operator set one, whichever comes first; otherwise it never expires, as the interface says.
+             * @description When the key stops working (addition, opt-in): an ISO 8601 time with a time zone offset or `Z` (else 400 `validation_failed`), in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one, and, when an API key that expires creates this one, not later than that key (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key expires with the key creating it, or API_KEY_MAX_LIFETIME_DAYS after its creation when the operator set one, whichever comes first; otherwise it never expires, as the interface says.
              * @example 2027-02-22T01:30:00.000Z
              */
             expiresAt?: string;
             /**
-             * @description Free-text name of the key: one line, no control characters.
+             * @description Free-text name of the key: one line, no control characters, bidirectional controls or zero-width characters.
              * @example billing backend
              */
             label: string;
@@ -1343,7 +1343,7 @@ export interface components {
         };
         SaveWebhookDto: {
             /**
-             * @description Free text for the owner, one line without control characters. Kept as it is on update when omitted; null clears it.
+             * @description Free text for the owner, one line without control characters, bidirectional controls or zero-width characters. Kept as it is on update when omitted; null clears it.
              * @example Billing backend
              */
             description?: string | null;
@@ -2036,7 +2036,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Only when the deployment sets RATE_LIMIT_PER_MINUTE (off by default): too many requests in the current minute, counted per client address on public routes and per credential (API key or session token) on the others. `details.code`: `rate_limited`; `details.retryAfterSeconds` equals the `Retry-After` header. Health probes are never limited. */
+        /** @description Only when the deployment sets RATE_LIMIT_PER_MINUTE (off by default): too many requests in the current minute, counted per client address on public routes and, on the others, per credential (API key or session token) and per wallet (all its sessions and keys together). `details.code`: `rate_limited`; `details.retryAfterSeconds` equals the `Retry-After` header. Health probes are never limited. */
         RateLimited: {
             headers: {
                 /** @description Seconds until the budget is renewed. */
@@ -3122,7 +3122,7 @@ export interface operations {
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */
                 until?: string;
-                /** @description Only the events about this wallet. Without it: the caller's own, or, for an operator (OPERATOR_ADDRESSES, and the API keys operators created), every address's. Another address needs an operator credential, else 403 `address_forbidden`. */
+                /** @description Only the events about this wallet. Without it: the caller's own, or, for an operator (OPERATOR_ADDRESSES, and the API keys operators created), its own and every other address's subscription events. Another address needs an operator credential, else 403 `address_forbidden`, and lists its subscription events only. */
                 address?: string;
             };
             header?: {

@@ -8,8 +8,10 @@ export const JWT_ISSUER = 'tollgate';
 export const JWT_AUDIENCE = 'tollgate-api';
 export const JWT_ALGORITHM = 'HS256';
 
-/** The JOSE header of every session token: jsonwebtoken's, byte for byte. */
-const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: JWT_ALGORITHM, typ: 'JWT' })).toString('base64url');
+/** The JOSE header of every session token, encoded: jsonwebtoken's, byte for byte. The strategies accept no other. */
+export const SESSION_TOKEN_HEADER = Buffer.from(JSON.stringify({ alg: JWT_ALGORITHM, typ: 'JWT' })).toString(
+  'base64url',
+);
 
 export interface SessionClaims {
   sub: string;
@@ -60,7 +62,7 @@ export class SessionTokenService {
     };
     // HS256 over header.payload (RFC 7515): all a fixed-algorithm signer needs; verification stays with
     // passport-jwt and jsonwebtoken, which pin the algorithm, issuer and audience.
-    const signingInput = `${ENCODED_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+    const signingInput = `${SESSION_TOKEN_HEADER}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     const token = `${signingInput}.${createHmac('sha256', this.key).update(signingInput).digest('base64url')}`;
     return { token, jti, expiresAt: new Date(exp * 1000) };
   }

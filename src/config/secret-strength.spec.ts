@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { estimatedEntropyBits, PUBLISHED_SECRETS, weakSecretReason } from './secret-strength.js';
+import {
+  estimatedEntropyBits,
+  PUBLISHED_SECRETS,
+  structuralEntropyBits,
+  weakSecretReason,
+} from './secret-strength.js';
 
 /** A secret's characters: base64 and base64url, hex, and the punctuation of typed passphrases (no code: `$`, `{`). */
 const C = String.raw`[A-Za-z0-9+/=_.!@#%^&*~-]`;
@@ -63,10 +68,53 @@ describe('weakSecretReason', () => {
     expect(estimatedEntropyBits('ab'.repeat(50))).toBeCloseTo(100);
   });
 
-  it('needs 128 bits: 16 symbols used evenly pass at 32 characters, 8 symbols fail at 40', () => {
-    expect(weakSecretReason('0123456789abcdef'.repeat(2))).toBeUndefined();
-    expect(weakSecretReason('0123456789abcdef'.repeat(2).slice(1))).toMatch(/bits of entropy/);
-    expect(weakSecretReason('abcdefgh'.repeat(5))).toMatch(/about 120 bits of entropy, at least 128 needed/);
+  it('needs 128 bits: 16 symbols used evenly, in no order, pass at 32 characters, and fail one shorter', () => {
+    const shuffled = 'f3a91c7e05b2d8642e8b0d4f6a1c9735';
+    expect(weakSecretReason(shuffled)).toBeUndefined();
+    expect(weakSecretReason(shuffled.slice(1))).toMatch(/about 12\d bits of entropy, at least 128 needed/);
+  });
+
+  it.each([
+    ['0123456789 four times', '0123456789'.repeat(4)],
+    ['the alphabet', 'abcdefghijklmnopqrstuvwxyz'],
+    ['the alphabets and the digits', 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'],
+    [
+      'a hex counter of bytes',
+      Array.from({ length: 32 }, (_, i) => i.toString(16).padStart(2, '0')).join(''),
+    ],
+    [
+      'a hex counter of words',
+      Array.from({ length: 10 }, (_, i) => (i * 7).toString(16).padStart(4, '0')).join(''),
+    ],
+    ['a decimal countdown', Array.from({ length: 16 }, (_, i) => String(99 - i)).join('')],
+    ['a word and a sequence, twice', 'Password1234567890!Password1234567890!'],
+    ['a word in digits for letters', 'P@ssw0rd!P@ssw0rd!P@ssw0rd!P@ssw0rd!'],
+    ['sequences of 16 symbols, twice', '0123456789abcdef'.repeat(2)],
+    ['a short cycle', 'abcdefgh'.repeat(5)],
+    ['keyboard rows', 'qwertyuiopasdfghjklzxcvbnm1234567890'],
+    ['common words', 'TollgateProductionJwtSigningSecretKey2026'],
+  ])('refuses %s, whatever its character variety', (_what, secret) => {
+    expect(secret.length).toBeGreaterThanOrEqual(26);
+    expect(weakSecretReason(secret)).toMatch(
+      /^looks guessable \(about \d+ bits of entropy, at least 128 needed\)$/,
+    );
+  });
+
+  it('reads structure where character variety is high: few bits for sequences, repeats and words', () => {
+    expect(estimatedEntropyBits('0123456789'.repeat(4))).toBeGreaterThan(128);
+    expect(structuralEntropyBits('0123456789'.repeat(4))).toBeLessThan(32);
+    expect(structuralEntropyBits('Password1234567890!Password1234567890!')).toBeLessThan(64);
+    expect(structuralEntropyBits('a'.repeat(1000))).toBeLessThan(32);
+  });
+
+  it('accepts real random secrets: openssl rand -base64 48, -hex 32, and a passphrase of uncommon words', () => {
+    for (let i = 0; i < 200; i++) {
+      const base64 = randomBytes(48).toString('base64');
+      expect({ base64, reason: weakSecretReason(base64) }).toEqual({ base64, reason: undefined });
+      const hex = randomBytes(32).toString('hex');
+      expect({ hex, reason: weakSecretReason(hex) }).toEqual({ hex, reason: undefined });
+    }
+    expect(weakSecretReason('correct horse battery staple under a violet umbrella')).toBeUndefined();
   });
 
   it('refuses every secret-like value of the repository (add a new one to PUBLISHED_SECRETS)', () => {

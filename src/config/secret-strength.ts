@@ -45,6 +45,156 @@ export function estimatedEntropyBits(value: string): number {
   return perChar * length;
 }
 
+/**
+ * Words people build secrets from (and keyboard rows), compared after undoing the usual digit-for-letter swaps. A
+ * few dozen are enough: a guesser tries these first, and a random secret contains none of them by chance.
+ */
+const COMMON_WORDS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'letmein',
+  'welcome',
+  'admin',
+  'administrator',
+  'changeme',
+  'default',
+  'iloveyou',
+  'monkey',
+  'dragon',
+  'master',
+  'login',
+  'token',
+  'session',
+  'signing',
+  'private',
+  'public',
+  'tollgate',
+  'jwt',
+  'key',
+  'api',
+  'test',
+  'sample',
+  'dummy',
+  'hello',
+  'trustno1',
+  'root',
+  'user',
+  'guest',
+  'football',
+  'baseball',
+  'sunshine',
+  'princess',
+  'shadow',
+  'superman',
+  'batman',
+  'starwars',
+  'summer',
+  'winter',
+  'spring',
+  'autumn',
+  'company',
+  'production',
+  'staging',
+  'development',
+  'server',
+  'service',
+  'backend',
+  'qwerty',
+  'qwertyuiop',
+  'qwertz',
+  'azerty',
+  'asdf',
+  'asdfghjkl',
+  'zxcv',
+  'zxcvbnm',
+  'abc',
+  'xyz',
+];
+const LEET: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+};
+const WORD_BITS = Math.log2(COMMON_WORDS.length);
+/** Counters and alphabets run over chunks of up to this many characters (`0a0b0c…`, `00010002…`). */
+const MAX_CHUNK = 8;
+/** What a stretch must be to count as structure rather than chance. */
+const MIN_RUN_CHUNKS = 3;
+const MIN_REPEAT = 3;
+/** A longer secret is judged by its beginning: the search grows with the cube of the length. */
+const MAX_ANALYSED = 256;
+
+/** The bits a guesser needs for one character chosen freely from the classes the secret uses. */
+function characterBits(value: string): number {
+  let size = 0;
+  if (/[a-z]/.test(value)) size += 26;
+  if (/[A-Z]/.test(value)) size += 26;
+  if (/[0-9]/.test(value)) size += 10;
+  if (/[^a-zA-Z0-9]/.test(value)) size += 33;
+  return Math.log2(Math.max(size, 2));
+}
+
+/** A chunk as a number: a single character by its code, a longer one as hexadecimal (decimal counters included). */
+function chunkValue(chunk: string): number | undefined {
+  if (chunk.length === 1) return chunk.codePointAt(0);
+  return /^[0-9a-f]+$/i.test(chunk) ? Number.parseInt(chunk, 16) : undefined;
+}
+
+/**
+ * An estimate of how many bits a guesser who knows how people build secrets needs, in the way of zxcvbn: the cheapest
+ * reading of the secret as a chain of free characters, common words, sequences (`0123…`, `abcd…`, a hex counter
+ * `000102…`, a repeated character) and repeats of an earlier part. It catches what character variety alone misses:
+ * `0123456789` four times, the alphabet, `Password1234567890!` twice.
+ */
+export function structuralEntropyBits(value: string): number {
+  const chars = [...value].slice(0, MAX_ANALYSED);
+  const n = chars.length;
+  const free = characterBits(value);
+  const folded = chars.map((char) => LEET[char] ?? char.toLowerCase());
+  const text = (from: number, to: number, of: readonly string[] = chars) => of.slice(from, to).join('');
+  const cost = new Array<number>(n + 1).fill(Number.POSITIVE_INFINITY);
+  cost[0] = 0;
+  const reach = (from: number, to: number, bits: number): void => {
+    cost[to] = Math.min(cost[to]!, cost[from]! + bits);
+  };
+  for (let i = 0; i < n; i++) {
+    reach(i, i + 1, free);
+    for (const word of COMMON_WORDS) {
+      const end = i + word.length;
+      if (end > n || text(i, end, folded) !== word) continue;
+      reach(i, end, WORD_BITS + (text(i, end) === word ? 0 : 1));
+    }
+    for (let width = 1; width <= MAX_CHUNK && i + width * MIN_RUN_CHUNKS <= n; width++) {
+      const chunk = (index: number) => chunkValue(text(i + index * width, i + (index + 1) * width));
+      const first = chunk(0);
+      const second = chunk(1);
+      if (first === undefined || second === undefined) continue;
+      const step = second - first;
+      let chunks = 2;
+      while (i + (chunks + 1) * width <= n && chunk(chunks) === first + chunks * step) chunks++;
+      // The first chunk, the step (its size and sign) and how many chunks follow.
+      const bits = free * width + Math.log2(Math.abs(step) + 1) + 1 + Math.log2(chunks);
+      for (let count = MIN_RUN_CHUNKS; count <= chunks; count++) reach(i, i + count * width, bits);
+    }
+    // A repeat of an earlier stretch: where it starts and how long it is.
+    let longest = 0;
+    for (let source = 0; source < i; source++) {
+      let length = 0;
+      while (i + length < n && chars[source + length] === chars[i + length]) length++;
+      longest = Math.max(longest, length);
+    }
+    for (let take = MIN_REPEAT; take <= longest; take++) reach(i, i + take, Math.log2(i) + Math.log2(take));
+  }
+  return cost[n]!;
+}
+
 /** Why a production secret is unacceptable, or undefined when it passes. */
 export function weakSecretReason(secret: string): string | undefined {
   const trimmed = secret.trim();
@@ -53,7 +203,7 @@ export function weakSecretReason(secret: string): string | undefined {
     return 'is published (in this repository or its documentation), not a secret';
   }
   if (PLACEHOLDER_WORDS.test(trimmed)) return 'is a published placeholder, not a secret';
-  const bits = estimatedEntropyBits(trimmed);
+  const bits = Math.min(estimatedEntropyBits(trimmed), structuralEntropyBits(trimmed));
   if (bits < MIN_SECRET_ENTROPY_BITS) {
     return `looks guessable (about ${Math.floor(bits)} bits of entropy, at least ${MIN_SECRET_ENTROPY_BITS} needed)`;
   }

@@ -77,6 +77,13 @@ export const SETTINGS = {
     default: 72_000,
     doc: "How long an idle kept-alive connection stays open; keep it above the load balancer's idle timeout (60 s on most).",
   }),
+  maxConnections: setting<number | undefined>({
+    env: 'MAX_CONNECTIONS',
+    parse: integer({ min: 1, max: 10_000_000 }),
+    default: undefined,
+    defaultDoc: 'the open-file soft limit less 256 (no cap where it cannot be read)',
+    doc: "Connections one process holds at once; another is closed as it arrives. It keeps descriptors for the database and the process, so connections already open (a probe's kept-alive one) keep their answers during a flood of idle connections, which the timeouts above then cut. Node raises the open-file soft limit to the hard one as it starts; a start under a low hard limit logs a warning.",
+  }),
   metricsPort: setting<number | undefined>({
     env: 'METRICS_PORT',
     parse: integer({ min: 1, max: 65535 }),
@@ -116,7 +123,7 @@ export const SETTINGS = {
     env: 'NODE_ENV',
     parse: oneOf(['development', 'production', 'test']),
     default: 'development',
-    doc: '`production` makes `JWT_SECRET` (no known placeholder, no low-entropy value) and `PAYMENT_GATEWAY` mandatory.',
+    doc: '`production` makes `JWT_SECRET` (no known placeholder, nothing guessable: few distinct characters, sequences, repeats, common words) and `PAYMENT_GATEWAY` mandatory, and refuses the development-only webhook settings.',
   }),
   jwtSecret: setting<string | undefined>({
     env: 'JWT_SECRET',
@@ -290,13 +297,19 @@ export const SETTINGS = {
     env: 'WEBHOOK_ALLOW_HTTP',
     parse: boolean(),
     default: false,
-    doc: 'Allow plain `http://` webhook URLs (development: `npm run dev` sets `true` unless set, never with `NODE_ENV=production`).',
+    doc: 'Allow plain `http://` webhook URLs (development: `npm run dev` sets `true` unless set). With `NODE_ENV=production` the start is refused unless `WEBHOOK_UNSAFE_IN_PRODUCTION=true`.',
   }),
   webhookAllowPrivate: setting({
     env: 'WEBHOOK_ALLOW_PRIVATE',
     parse: boolean(),
     default: false,
-    doc: 'Allow webhook URLs that resolve to private, loopback or link-local addresses (development, tests: `npm run dev` sets `true` unless set, never with `NODE_ENV=production`).',
+    doc: 'Allow webhook URLs that resolve to private, loopback or link-local addresses (development, tests: `npm run dev` sets `true` unless set). With `NODE_ENV=production` the start is refused unless `WEBHOOK_UNSAFE_IN_PRODUCTION=true`.',
+  }),
+  webhookUnsafeInProduction: setting({
+    env: 'WEBHOOK_UNSAFE_IN_PRODUCTION',
+    parse: boolean(),
+    default: false,
+    doc: '`true` acknowledges `WEBHOOK_ALLOW_HTTP=true` or `WEBHOOK_ALLOW_PRIVATE=true` with `NODE_ENV=production` (a closed network whose receivers are all internal): without it such a start is refused, with it every start logs a warning. Plain http lets anyone on the path read and replay deliveries; private targets let any signed-in wallet make the service call into its own network.',
   }),
   workersEnabled: setting({
     env: 'WEBHOOK_WORKERS',
@@ -328,7 +341,7 @@ export const SETTINGS = {
     parse: integer({ min: 0 }),
     default: undefined,
     defaultDoc: 'unset (off)',
-    doc: 'Requests per minute per client address on public routes, and per credential (API key or session token) on the others; over it, 429 `rate_limited` with `Retry-After`. Health probes are exempt. Unset or `0`: no limit (the interface announces none).',
+    doc: 'Requests per minute per client address on public routes; on the others, per credential (API key or session token) and, once it is authenticated, per wallet (all its sessions and API keys together, so new keys bring no new budget); over it, 429 `rate_limited` with `Retry-After`. Health probes are exempt. Unset or `0`: no limit (the interface announces none).',
   }),
   rateLimitRedisUrl: setting<string | undefined>({
     env: 'RATE_LIMIT_REDIS_URL',
@@ -336,6 +349,12 @@ export const SETTINGS = {
     default: undefined,
     defaultDoc: 'unset (per process)',
     doc: 'Redis shared by every instance for the rate-limit counters (`redis://host:6379`). Unset: each process counts on its own, so N instances allow N times the limit. While Redis cannot be reached, requests are not limited (logged).',
+  }),
+  rateLimitLocalCounters: setting({
+    env: 'RATE_LIMIT_LOCAL_COUNTERS',
+    parse: integer({ min: 10, max: 10_000_000 }),
+    default: 100_000,
+    doc: 'Without `RATE_LIMIT_REDIS_URL`: the counters one process keeps for each kind of budget (client addresses, credentials, wallets), the least recently used dropped first. A budget whose counter is dropped starts afresh; invented credentials only push out other credentials.',
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',
@@ -392,6 +411,13 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       config.nodeEnv === 'production' && config.jwtSecret ? weakSecretReason(config.jwtSecret) : undefined;
     return weakness && `JWT_SECRET: ${weakness}; generate one with \`openssl rand -base64 48\``;
   },
+  (config) => {
+    const unsafe = unsafeWebhookSettings(config);
+    return config.nodeEnv === 'production' && unsafe.length > 0 && !config.webhookUnsafeInProduction
+      ? `${unsafe.join(', ')}: refused when NODE_ENV=production (${UNSAFE_WEBHOOK_RISK}); set ` +
+          'WEBHOOK_UNSAFE_IN_PRODUCTION=true only if every webhook receiver is meant to be internal'
+      : undefined;
+  },
   (config) =>
     config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs
       ? 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'
@@ -432,7 +458,25 @@ export const ADVISORIES: ReadonlyArray<(config: AppConfig) => string | undefined
       ? 'AUTH_REQUIRE_SIWE=false: a signature over the bare nonce is accepted, which names no domain and so helps ' +
         'phishing; set AUTH_REQUIRE_SIWE=true once your clients sign the full EIP-4361 message (SECURITY.md)'
       : undefined,
+  (config) => {
+    const unsafe = unsafeWebhookSettings(config);
+    return config.nodeEnv === 'production' && unsafe.length > 0
+      ? `${unsafe.join(', ')} in production (acknowledged by WEBHOOK_UNSAFE_IN_PRODUCTION=true): ${UNSAFE_WEBHOOK_RISK}`
+      : undefined;
+  },
 ];
+
+const UNSAFE_WEBHOOK_RISK =
+  'any signed-in wallet may then point a webhook at plain http, readable and replayable on the way, or at private ' +
+  'and loopback addresses, making this server call into its own network';
+
+/** The development-only webhook settings that are on. */
+function unsafeWebhookSettings(config: AppConfig): string[] {
+  return [
+    ...(config.webhookAllowHttp ? ['WEBHOOK_ALLOW_HTTP=true'] : []),
+    ...(config.webhookAllowPrivate ? ['WEBHOOK_ALLOW_PRIVATE=true'] : []),
+  ];
+}
 
 /** What an ERC-20 payment must look like to be credited (docs/payments.md). */
 export interface Erc20PaymentSettings {

@@ -34,9 +34,10 @@ export class EventsController {
       '`timestamp`, `data` its `data`, so an integrator whose endpoint was down can catch up without a replay. ' +
       'Events are kept for EVENTS_RETENTION_DAYS (default 30), then purged. One page of `limit` (default ' +
       `${PAGE_DEFAULT_LIMIT}) events; when more follow, the \`X-Next-Cursor\` header holds the \`cursor\` of the ` +
-      'next page. An operator (OPERATOR_ADDRESSES), or an API key an operator created, sees the events of every ' +
-      'address and may narrow them with `address`; anyone else sees only their own (another `address`: 403 ' +
-      '`address_forbidden`).',
+      'next page. An operator (OPERATOR_ADDRESSES), or an API key an operator created, sees every event of its own ' +
+      "wallet and the subscription events (`subscription.*`) of every other address, the same events operators' " +
+      "webhooks receive, and may narrow them with `address`; another wallet's `api_key.*` and `webhook.test` events " +
+      'are listed to that wallet only. Anyone else sees only their own (another `address`: 403 `address_forbidden`).',
   })
   @ApiPagedResponse({ type: EventDto, description: 'The events, newest first.', list: 'events' })
   @ApiErrors({

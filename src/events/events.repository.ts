@@ -15,8 +15,10 @@ const COLUMNS = raw(selectList(EventEntity, LISTED));
 
 /** Which events to list; every field narrows it. */
 export interface EventFilter {
-  /** Lowercase; undefined: every address (operators). */
+  /** Lowercase; undefined: every address (operators), as `crossWallet` narrows it. */
   address: string | undefined;
+  /** With `address` undefined: the events of `own` (lowercase), of any type, and of the others, of `types` only. */
+  crossWallet?: { own: string; types: readonly string[] };
   types: readonly string[] | undefined;
   /** RFC 3339, inclusive; passed to PostgreSQL as text so that its microseconds count. */
   since: string | undefined;
@@ -36,6 +38,10 @@ export class EventsRepository {
   async list(filter: EventFilter, page: PageRequest): Promise<Page<ListedEvent>> {
     const conditions: Sql[] = [];
     if (filter.address !== undefined) conditions.push(sql`address = ${filter.address}`);
+    const { crossWallet } = filter;
+    if (filter.address === undefined && crossWallet !== undefined) {
+      conditions.push(sql`(address = ${crossWallet.own} OR type = ANY(${crossWallet.types}::varchar[]))`);
+    }
     if (filter.types !== undefined) conditions.push(sql`type = ANY(${filter.types}::varchar[])`);
     if (filter.since !== undefined) conditions.push(sql`created_at >= ${filter.since}::timestamptz`);
     if (filter.until !== undefined) conditions.push(sql`created_at < ${filter.until}::timestamptz`);

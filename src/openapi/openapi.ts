@@ -209,7 +209,8 @@ function withPublicSecurity(document: OpenAPIObject): OpenAPIObject {
 
 const RATE_LIMIT_DESCRIPTION =
   'Only when the deployment sets RATE_LIMIT_PER_MINUTE (off by default): too many requests in the current minute, ' +
-  'counted per client address on public routes and per credential (API key or session token) on the others. ' +
+  'counted per client address on public routes and, on the others, per credential (API key or session token) and ' +
+  'per wallet (all its sessions and keys together). ' +
   '`details.code`: `rate_limited`; `details.retryAfterSeconds` equals the `Retry-After` header. Health probes are ' +
   'never limited.';
 

@@ -5,7 +5,6 @@ import {
   ArrayNotEmpty,
   ArrayUnique,
   IsArray,
-  IsDateString,
   IsIn,
   IsOptional,
   IsString,
@@ -14,13 +13,15 @@ import {
 } from 'class-validator';
 import { SCOPES, type Scope } from '../../auth/scopes.js';
 import { IsPlainText } from '../../common/validation/plain-text.js';
+import { IsTimestamp } from '../../common/validation/timestamp.js';
 
 export class CreateApiKeyDto {
   @ApiProperty({
     minLength: 1,
     maxLength: 100,
     example: 'billing backend',
-    description: 'Free-text name of the key: one line, no control characters.',
+    description:
+      'Free-text name of the key: one line, no control characters, bidirectional controls or zero-width characters.',
   })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
@@ -47,10 +48,10 @@ export class CreateApiKeyDto {
     format: 'date-time',
     example: '2027-02-22T01:30:00.000Z',
     description:
-      'When the key stops working (addition, opt-in): an ISO 8601 time in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one, and, when an API key that expires creates this one, not later than that key (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key expires with the key creating it, or API_KEY_MAX_LIFETIME_DAYS after its creation when the operator set one, whichever comes first; otherwise it never expires, as the interface says.',
+      'When the key stops working (addition, opt-in): an ISO 8601 time with a time zone offset or `Z` (else 400 `validation_failed`), in the future, at most API_KEY_MAX_LIFETIME_DAYS ahead when the operator set one, and, when an API key that expires creates this one, not later than that key (else 400 `invalid_expiry`). From then on the key is refused with 401 `api_key_expired`. Omitted: the key expires with the key creating it, or API_KEY_MAX_LIFETIME_DAYS after its creation when the operator set one, whichever comes first; otherwise it never expires, as the interface says.',
   })
   @IsOptional()
-  @IsDateString({ strict: true, strictSeparator: true })
+  @IsTimestamp()
   expiresAt?: string;
 }
 

@@ -5,7 +5,7 @@ import type { Principal } from '../principal.js';
 import type { SessionClaims } from '../session-token.service.js';
 import { SessionTokenService } from '../session-token.service.js';
 import { bearerToken } from './session-credentials.js';
-import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
+import { issuedHeaderOnly, SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
 /** A session token in `Authorization: Bearer <jwt>`. */
 @Injectable()
@@ -15,7 +15,7 @@ export class JwtHeaderStrategy extends PassportStrategy(Strategy, 'jwt') {
     private readonly sessions: SessionPrincipals,
   ) {
     super({
-      jwtFromRequest: bearerToken,
+      jwtFromRequest: issuedHeaderOnly(bearerToken),
       ...sessionTokenVerification(tokens),
     });
   }

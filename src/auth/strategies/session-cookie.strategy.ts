@@ -8,7 +8,7 @@ import { isAllowedCookieRequest, webOrigin, type OriginCheckRequest } from '../g
 import type { Principal } from '../principal.js';
 import { SessionTokenService, type SessionClaims } from '../session-token.service.js';
 import { sessionCookieToken, type CredentialRequest } from './session-credentials.js';
-import { SessionPrincipals, sessionTokenVerification } from './session-principals.js';
+import { issuedHeaderOnly, SessionPrincipals, sessionTokenVerification } from './session-principals.js';
 
 /**
  * A session token in the `tg_session` cookie (only when no Authorization header is sent). A browser sends the
@@ -24,7 +24,7 @@ export class SessionCookieStrategy extends PassportStrategy(Strategy, 'session-c
     private readonly sessions: SessionPrincipals,
   ) {
     super({
-      jwtFromRequest: sessionCookieToken,
+      jwtFromRequest: issuedHeaderOnly(sessionCookieToken),
       passReqToCallback: true as const,
       ...sessionTokenVerification(tokens),
     });

@@ -11,6 +11,7 @@ import {
   JWT_ALGORITHM,
   JWT_AUDIENCE,
   JWT_ISSUER,
+  SESSION_TOKEN_HEADER,
   SessionTokenService,
   type SessionClaims,
 } from '../session-token.service.js';
@@ -32,6 +33,22 @@ export function sessionTokenVerification(tokens: SessionTokenService): {
     algorithms: [JWT_ALGORITHM],
     issuer: JWT_ISSUER,
     audience: JWT_AUDIENCE,
+  };
+}
+
+/**
+ * `extract`, keeping only a token with the JOSE header this service writes, byte for byte
+ * ({@link SESSION_TOKEN_HEADER}). jsonwebtoken ignores header fields it does not know, `crit` included, which RFC 7515
+ * requires a verifier that does not understand them to refuse. Another token is handed on as absent, which the access
+ * guard answers 401 `invalid_token` since a credential was sent.
+ */
+export function issuedHeaderOnly<Request>(
+  extract: (request: Request) => string | null,
+): (request: Request) => string | null {
+  const prefix = `${SESSION_TOKEN_HEADER}.`;
+  return (request) => {
+    const token = extract(request);
+    return token !== null && token.startsWith(prefix) ? token : null;
   };
 }
 
@@ -75,12 +92,13 @@ export class SessionPrincipals {
   /**
    * Whether the claims are ones this service could have issued. A correctly signed token can still carry anything
    * (a leaked or reused secret, a token from another build): an id that is not a UUID, times that are not whole
-   * seconds or lie beyond any date, an `iat` in the future or a lifetime over JWT_TTL_SECONDS. Each is refused as
+   * seconds or lie beyond any date, an `iat` in the future, a lifetime over JWT_TTL_SECONDS, or an audience list (jsonwebtoken accepts one that contains ours). Each is refused as
    * `invalid_token` here, before any of them reaches a query or a Date.
    */
   private wellFormed(claims: SessionClaims): boolean {
-    const { jti, iat, exp, gen, sub } = claims;
+    const { jti, iat, exp, gen, sub, aud } = claims;
     return (
+      aud === JWT_AUDIENCE &&
       typeof jti === 'string' &&
       isUuid(jti) &&
       Number.isSafeInteger(iat) &&

@@ -64,6 +64,8 @@ export const TransportErrors = {
       { retryable: true },
     ),
   missingHost: () => ApiError.badRequest('missing_host', 'An HTTP/1.1 request must carry a Host header'),
+  invalidHost: () =>
+    ApiError.badRequest('invalid_host', 'A request must carry one Host header, and it must not be empty'),
   invalidPreflight: () =>
     ApiError.badRequest(
       'invalid_preflight',

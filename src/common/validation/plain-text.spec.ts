@@ -18,6 +18,31 @@ describe('isPlainText', () => {
     }
   });
 
+  it('refuses bidirectional controls and zero-width characters, each alone and inside text', () => {
+    const invisible = [
+      0x061c,
+      ...Array.from({ length: 5 }, (_, index) => 0x200b + index),
+      ...Array.from({ length: 5 }, (_, index) => 0x202a + index),
+      ...Array.from({ length: 5 }, (_, index) => 0x2060 + index),
+      ...Array.from({ length: 4 }, (_, index) => 0x2066 + index),
+      0xfeff,
+    ];
+    for (const code of invisible) {
+      const char = String.fromCharCode(code);
+      for (const text of [char, `a${char}b`, `billing ${char}dnekcab`]) {
+        expect({ code, plain: isPlainText(text) }).toEqual({ code, plain: false });
+      }
+    }
+  });
+
+  it('keeps the zero-width joiner inside emoji sequences only', () => {
+    expect(isPlainText('team 👨\u200D👩\u200D👧')).toBe(true);
+    expect(isPlainText('cook 👩🏽\u200D🍳')).toBe(true);
+    expect(isPlainText('a\u200Db')).toBe(false);
+    expect(isPlainText('👨\u200D')).toBe(false);
+    expect(isPlainText('\u200D👩')).toBe(false);
+  });
+
   it('refuses unpaired surrogates and anything but a string', () => {
     expect(isPlainText('a\uD800b')).toBe(false);
     expect(isPlainText('\uDC00')).toBe(false);

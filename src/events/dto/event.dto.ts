@@ -1,35 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, ValidateBy } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional } from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
+import { IsTimestamp } from '../../common/validation/timestamp.js';
 import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, PageQueryDto } from '../../common/pagination/cursor-page.js';
 import { EVENT_TYPES, type EventType } from '../event-types.js';
-
-/** RFC 3339: a date and a time with its offset, so that no instance's time zone decides what it means. */
-const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
-
-/** Whether `value` is such a timestamp of a day that exists (JavaScript's parser takes 30 February as 2 March). */
-function isTimestamp(value: unknown): boolean {
-  const match = typeof value === 'string' ? TIMESTAMP.exec(value) : null;
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-/** A date-time query parameter (`since`, `until`). */
-function IsTimestamp(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isTimestamp',
-    validator: {
-      validate: isTimestamp,
-      defaultMessage: (args) =>
-        `${args?.property ?? 'value'} must be an ISO 8601 date-time with a time zone, such as 2026-11-25T08:00:00Z`,
-    },
-  });
-}
 
 /** `?type=a&type=b` and `?type=a,b` alike, each type once. */
 const typeList = ({ value }: { value: unknown }): unknown => {
@@ -88,7 +64,7 @@ export class ListEventsQueryDto extends PageQueryDto {
   @IsWalletAddress({
     required: false,
     description:
-      "Only the events about this wallet. Without it: the caller's own, or, for an operator (OPERATOR_ADDRESSES, and the API keys operators created), every address's. Another address needs an operator credential, else 403 `address_forbidden`.",
+      "Only the events about this wallet. Without it: the caller's own, or, for an operator (OPERATOR_ADDRESSES, and the API keys operators created), its own and every other address's subscription events. Another address needs an operator credential, else 403 `address_forbidden`, and lists its subscription events only.",
   })
   address?: Address;
 }

@@ -79,7 +79,7 @@ export class SaveWebhookDto {
     maxLength: 500,
     example: 'Billing backend',
     description:
-      'Free text for the owner, one line without control characters. Kept as it is on update when omitted; null clears it.',
+      'Free text for the owner, one line without control characters, bidirectional controls or zero-width characters. Kept as it is on update when omitted; null clears it.',
   })
   @IsOptional()
   @IsString()
