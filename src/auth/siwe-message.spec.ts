@@ -2,7 +2,7 @@ import { buildSiweMessage } from './siwe-message.js';
 
 const fields = {
   domain: 'app.example.com',
-  address: '0x52908400098527886E0F7030069857D2E4169EE7',
+  address: '0x52908400098527886E0F7030069857D2E4169EE7' as const,
   uri: 'https://app.example.com',
   chainId: 1,
   nonce: 'a1B2c3D4e5F6g7H8i9J0k1L2',
@@ -42,5 +42,19 @@ describe('SIWE message', () => {
         `URI: ${uri}\nVersion: 1\nChain ID: ${chainId}\nNonce: a1B2c3D4e5F6g7H8i9J0k1L2\n` +
         'Issued At: 2026-11-22T01:00:00.000Z\nExpiration Time: 2026-11-22T01:10:00.000Z',
     );
+  });
+
+  it.each(['localhost', 'localhost:3000', '10.1.2.3', 'app.example.com', 'xn--bcher-kva.example:8443'])(
+    'is built for domain %s, a form AUTH_DOMAIN accepts',
+    (domain) => {
+      expect(buildSiweMessage({ ...fields, domain })).toMatch(
+        new RegExp(`^${domain.replace(/\./g, '\\.')} wants`),
+      );
+    },
+  );
+
+  // Why AUTH_DOMAIN is checked at start: these would fail every sign-in.
+  it.each(['tollgate:3000', '[::1]:3000'])('cannot be built for domain %s', (domain) => {
+    expect(() => buildSiweMessage({ ...fields, domain })).toThrow(/domain/);
   });
 });
