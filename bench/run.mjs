@@ -8,7 +8,7 @@
 // children: PostgreSQL, the service, the references) run on core 0 and wrk on core 1 (taskset, BENCH_PIN=0 to turn
 // it off), so the generator does not take the servers' core. Without wrk installed the bench says so and uses
 // autocannon, unpinned. Loads with a body, a method other than GET or a fixed number of requests (renewals, logins)
-// always use autocannon.
+// always use autocannon, in this process (so on the servers' core when pinned).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
