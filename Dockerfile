@@ -1,7 +1,7 @@
 # Tollgate's image: the current Node.js LTS, production dependencies only, no embedded PostgreSQL (DATABASE_URL is
 # required), running as the unprivileged `node` user. See docs/operations.md ("Container image").
 
-ARG NODE_IMAGE=node:24-trixie-slim
+ARG NODE_IMAGE=node:26-trixie-slim
 
 # Build stage: the Nest CLI, TypeScript and Vite are dev dependencies, so install everything and compile.
 FROM ${NODE_IMAGE} AS build

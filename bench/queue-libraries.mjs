@@ -9,14 +9,17 @@
 // BENCH_LIBRARIES (table,graphile-worker,pg-boss,bullmq), BENCH_GRAPHILE_POOL (graphile-worker's maxPoolSize; its
 // default, 10). PostgreSQL: embedded, or DATABASE_URL (a role that may create databases). BullMQ: REDIS_URL
 // (redis://127.0.0.1:6379); skipped, with the reason, when Redis does not answer.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The three libraries are not the project's dependencies (every `npm ci` would install them for this bench alone):
+// the first run installs the versions below into BENCH_LIBRARY_DIR (a folder under the system's temporary directory
+// by default) with `npm install --prefix`, from the registry, and later runs load them from there.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue, Worker } from 'bullmq';
-import { Logger, run, runMigrations as migrateGraphileWorker } from 'graphile-worker';
+import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import PgBoss from 'pg-boss';
 import { pino } from 'pino';
 import { Database } from '../dist/src/database/database.service.js';
 import { DatabaseAvailability } from '../dist/src/database/database-availability.js';
@@ -26,6 +29,38 @@ import { sql } from '../dist/src/database/sql.js';
 import { EventOutbox } from '../dist/src/events/event-outbox.service.js';
 import { PostgresDeliveryQueue } from '../dist/src/webhooks/delivery/queue/postgres-delivery-queue.js';
 import { WebhookFanOut } from '../dist/src/webhooks/delivery/webhook-fan-out.handler.js';
+
+const LIBRARIES = { 'graphile-worker': '0.17.3', 'pg-boss': '10.4.2', bullmq: '6.7.0' };
+const LIBRARY_DIR = process.env.BENCH_LIBRARY_DIR ?? join(tmpdir(), 'tollgate-bench-queue-libraries');
+const libraryPath = (name) => join(LIBRARY_DIR, 'node_modules', name);
+const installed = (name) =>
+  existsSync(join(libraryPath(name), 'package.json')) &&
+  JSON.parse(readFileSync(join(libraryPath(name), 'package.json'), 'utf8')).version === LIBRARIES[name];
+const missing = Object.keys(LIBRARIES).filter((name) => !installed(name));
+if (missing.length > 0) {
+  console.error(
+    `installing ${missing.map((name) => `${name}@${LIBRARIES[name]}`).join(', ')} into ${LIBRARY_DIR}`,
+  );
+  mkdirSync(LIBRARY_DIR, { recursive: true });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      LIBRARY_DIR,
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      ...Object.entries(LIBRARIES).map((e) => e.join('@')),
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+const requireLibrary = createRequire(join(LIBRARY_DIR, 'package.json'));
+const load = (name) => import(pathToFileURL(requireLibrary.resolve(name)).href);
+const { Queue, Worker } = await load('bullmq');
+const { Logger, run, runMigrations: migrateGraphileWorker } = await load('graphile-worker');
+const { default: PgBoss } = await load('pg-boss');
 
 const TRANSACTIONS = Number(process.env.BENCH_TRANSACTIONS ?? 2000);
 const PRODUCERS = Number(process.env.BENCH_PRODUCERS ?? 16);
@@ -41,8 +76,7 @@ const QUEUE = 'bench-deliveries';
 const PG_BOSS_WORKERS = 8;
 const BATCH = CONCURRENCY / PG_BOSS_WORKERS;
 
-const version = (name) =>
-  JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+const version = (name) => LIBRARIES[name];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const event = (n) => ({ type: 'api_key.created', address: ADDRESS, data: { keyId: `key-${n}` } });
 const insertEvent = (n) =>

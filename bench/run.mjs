@@ -1,10 +1,20 @@
-// npm run bench: the service and a raw node:http server side by side on loopback, driven alternately by autocannon.
-// Prints and writes (bench/results/latest.{json,md}) requests/s, p50/p99 latency and the ratio to raw for each case.
-import { fork } from 'node:child_process';
+// npm run bench: the service and a raw node:http server side by side on loopback, driven alternately by a load
+// generator. Prints each phase with the time since the start and what comes next, and writes
+// (bench/results/latest.{json,md,svg}) requests/s, p50/p99 latency and the ratio to raw for each case, the ratios
+// also as a chart.
+//
+// The load generator (BENCH_GENERATOR): `wrk` (Debian's package: apt-get install wrk), a separate process in C, or
+// `autocannon`, in this process. With wrk on a machine of two cores or more, the servers (this process and its
+// children: PostgreSQL, the service, the references) run on core 0 and wrk on core 1 (taskset, BENCH_PIN=0 to turn
+// it off), so the generator does not take the servers' core. Without wrk installed the bench says so and uses
+// autocannon, unpinned. Loads with a body, a method other than GET or a fixed number of requests (renewals, logins)
+// always use autocannon, in this process (so on the servers' core when pinned).
+import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -15,6 +25,7 @@ import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
+import { ratioChart } from './chart.mjs';
 import { benchDelivery, NOISE_LIMIT, spread, startReceiver } from './delivery.mjs';
 import { nodeFlags, startService as startBenchService } from './service.mjs';
 
@@ -32,6 +43,32 @@ const JWT_SECRET = randomBytes(48).toString('base64url');
 /** Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale. */
 const CASES = new Set((process.env.BENCH_CASES ?? 'reads,renew,delivery,verify,scale').split(','));
 const root = new URL('..', import.meta.url).pathname;
+
+const onPath = (command) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const WANTED_GENERATOR = process.env.BENCH_GENERATOR ?? 'wrk';
+const GENERATOR = WANTED_GENERATOR === 'wrk' && !onPath('wrk') ? 'autocannon' : WANTED_GENERATOR;
+/** Servers on core 0, wrk on core 1: only with wrk, which runs outside this process. */
+const PINNED =
+  GENERATOR === 'wrk' && cpus().length >= 2 && process.env.BENCH_PIN !== '0' && onPath('taskset');
+const SETUP = PINNED ? 'wrk on core 1, servers on core 0 (taskset)' : `${GENERATOR}, unpinned`;
+
+const benchStarted = performance.now();
+/** One line per phase on standard error, with the time since the start and what comes next: a run takes minutes. */
+function phase(now, next) {
+  const seconds = Math.round((performance.now() - benchStarted) / 1000);
+  const clock = `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`;
+  console.error(`[${clock}] ${now}${next ? ` (next: ${next})` : ''}`);
+}
+/** The cases of this run in order, each naming the one after it. */
+const PLAN = ['reads', 'renew', 'delivery', 'verify', 'scale'].filter((name) => CASES.has(name));
+const after = (name) => PLAN[PLAN.indexOf(name) + 1] ?? 'writing the results';
 /** The node flags `npm start` runs the service with, for the reference servers too. */
 const NODE_FLAGS = nodeFlags();
 
@@ -74,7 +111,40 @@ function rssMb(pid) {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024);
 }
 
+/** A GET load for `duration` seconds by wrk, pinned to core 1 when PINNED; the same fields as autocannon's. */
+async function wrkLoad({ url, headers = {}, duration, connections = CONNECTIONS }) {
+  const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(duration))}s`, '--latency'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  const command = PINNED ? ['taskset', ['-c', '1', 'wrk', ...args, url]] : ['wrk', [...args, url]];
+  const output = await new Promise((resolve, reject) => {
+    const child = spawn(command[0], command[1], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (chunk) => (text += chunk));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`)),
+    );
+  });
+  const ms = (match) => {
+    if (!match) return null;
+    const factor = { us: 0.001, ms: 1, s: 1000, m: 60_000 }[match[2]];
+    return +(Number(match[1]) * factor).toFixed(2);
+  };
+  const count = (pattern) => Number(pattern.exec(output)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  return {
+    rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)[1])),
+    p50: ms(/50%\s+([\d.]+)(us|ms|s|m)/.exec(output)),
+    p99: ms(/99%\s+([\d.]+)(us|ms|s|m)/.exec(output)),
+    errors:
+      count(/Non-2xx or 3xx responses: (\d+)/) +
+      (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+  };
+}
+
 async function load(options) {
+  const simple = !options.amount && !options.body && !options.requests && (options.method ?? 'GET') === 'GET';
+  if (GENERATOR === 'wrk' && simple) return wrkLoad({ ...options, duration: options.duration ?? DURATION });
   const result = await autocannon({
     connections: CONNECTIONS,
     ...(options.amount ? {} : { duration: DURATION }),
@@ -224,6 +294,10 @@ async function runningState(url, seconds) {
 }
 
 async function main() {
+  phase(
+    `load generator: ${SETUP}${GENERATOR !== WANTED_GENERATOR ? ` (${WANTED_GENERATOR} is not installed: apt-get install wrk)` : ''}; cases: ${PLAN.join(', ')}`,
+  );
+  phase('starting the embedded PostgreSQL, raw node:http, the bare NestJS routes and the service', PLAN[0]);
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const logger = pino({ level: 'warn' });
   const database = await startEmbeddedPostgres(dataDir, logger);
@@ -359,6 +433,7 @@ async function main() {
       ];
       // Warm-up, not recorded: the first seconds of a fresh process measure its JIT compiler and its young heap
       // growing, not its steady state (here a route's CPU per request was still falling after ten seconds).
+      phase('reads: warming up every server and route, about a minute', 'the reference rows');
       await load({ url: raw.url, duration: 2 });
       await load({ url: `${bareNest.url}/health`, duration: 4 });
       await load({ url: `${bareLogged.url}/health`, duration: 4 });
@@ -366,6 +441,9 @@ async function main() {
       for (const request of [...Object.values(authGuard), ...Object.values(attempt)]) {
         await load({ ...request, duration: 4 });
       }
+      const rowTime = (targets) =>
+        `${targets} servers taking turns, ${READ_ROUNDS} rounds, ${targets * DURATION} s`;
+      phase(`reads: the bare NestJS route, ${rowTime(3)}`, 'the routes behind passport');
       // The framework's floor: a bare NestJS route on Fastify answering the same constant as raw.
       const [rawBare, bare, bareWithLog] = await alternate(
         [{ url: raw.url }, { url: `${bareNest.url}/health` }, { url: `${bareLogged.url}/health` }],
@@ -379,6 +457,7 @@ async function main() {
         ['the strategy run once, as the service does (API key)', attempt.key],
         ['the strategy run once, as the service does (session JWT)', attempt.jwt],
       ];
+      phase(`reads: the bare route behind passport, ${rowTime(3 + guardedReferences.length)}`, 'GET /health');
       const [rawGuarded, bareForGuarded, loggedForGuarded, ...guardedRuns] = await alternate(
         [
           { url: raw.url },
@@ -398,14 +477,23 @@ async function main() {
           loggedForGuarded,
         );
       }
+      phase(`reads: GET /health just started, ${rowTime(4)}`, `the instance working for ${SETTLE_SECONDS} s`);
       await sideBySide('GET /health, just started', reads[0][1]);
+      phase(
+        `reads: ${RUNNING_WALLETS} wallets sign in, make keys, renew with a webhook, then ${SETTLE_SECONDS} s of light traffic`,
+        'the read rows',
+      );
       // What users run is an instance that has been working: wallets signed in, keys made and used, renewals with
       // their webhooks delivered, and its background loops (delivery polling, sweeps, invalidation reads) running.
       await runningState(service.url, SETTLE_SECONDS);
-      for (const [name, request, reference] of reads) await sideBySide(name, request, reference);
+      for (const [index, [name, request, reference]] of reads.entries()) {
+        phase(`reads: ${name}, ${rowTime(reference ? 5 : 4)}`, reads[index + 1]?.[0] ?? after('reads'));
+        await sideBySide(name, request, reference);
+      }
     }
 
     if (CASES.has('renew')) {
+      phase(`renew: one address, then a new address each, ${DURATION} s each`, after('renew'));
       // Renew under contention (one address) and spread (a new address per request, as an operator would).
       const renewOne = await load({
         url: `${service.url}/subscriptions/renew`,
@@ -432,6 +520,7 @@ async function main() {
     }
 
     if (CASES.has('delivery')) {
+      phase('delivery: sustained renewals with a webhook each, against pgbench (minutes)', after('delivery'));
       // Sustained renewals, each owed to a webhook, against pgbench's limit on the same database (bench/delivery.mjs).
       const rows = await benchDelivery({
         root,
@@ -450,6 +539,10 @@ async function main() {
     }
 
     if (CASES.has('verify')) {
+      phase(
+        'verify: preparing signed challenges, then logins against two instances in rounds',
+        after('verify'),
+      );
       // POST /auth/verify for EOA logins: each request consumes its own challenge, prepared beforehand. The service
       // as configured (signers recovered on worker threads, AUTH_VERIFY_THREADS defaults to the cores, at most 4) and
       // a second instance on the same database with recovery on its event loop (AUTH_VERIFY_THREADS=0).
@@ -568,6 +661,10 @@ async function main() {
     }
 
     if (CASES.has('scale')) {
+      phase(
+        `scale: loading ${LARGE_SUBSCRIPTIONS} subscriptions and ${LARGE_KEYS} keys (minutes), then reads side by side`,
+        after('scale'),
+      );
       // Scale of data, side by side: a second instance on a second database that holds a million subscriptions and
       // 100 000 keys (vacuumed, analysed and checkpointed before it starts), alternating with raw and with the first
       // instance (a few thousand rows) in rounds, so a drift in the machine's speed hits all three alike. Measured one
@@ -633,12 +730,15 @@ async function main() {
       memoryGb: Math.round(totalmem() / 2 ** 30),
       // Every process of the run (service, references, load generator) runs this node; the figures depend on it.
       node: process.version,
+      generator: SETUP,
       durationSeconds: DURATION,
       connections: CONNECTIONS,
       serviceRssMb: rss,
       at: new Date().toISOString(),
       runId: randomUUID(),
     };
+    phase('writing bench/results/latest.json, latest.md and latest.svg');
+    writeFileSync(join(root, 'bench/results/latest.svg'), ratioChart(results, summary));
     writeFileSync(
       join(root, 'bench/results/latest.json'),
       JSON.stringify({ summary, results }, null, 2) + '\n',
@@ -654,7 +754,9 @@ async function main() {
     const percent = (value) => (value === null || value === undefined ? '' : `${Math.round(value * 100)} %`);
     const deliveryRows = results.filter((row) => row.deliveriesPerSecond !== undefined);
     const lines = [
-      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}) with Node.js ${summary.node}, ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine. Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
+      `Measured ${summary.at} on ${summary.cores} cores (${summary.cpu}) with Node.js ${summary.node}, ${CONNECTIONS} connections, ${DURATION} s per run, service and PostgreSQL and load generator on the same machine (load generator: ${SETUP}). Service RSS after the run: ${rss} MB. Baseline spread: how far the baseline's rate moved between rounds (max − min over min); a ratio is flagged unreliable past ${NOISE_LIMIT * 100} %.`,
+      '',
+      'The ratios as a chart: [latest.svg](latest.svg).',
       '',
       '| case | req/s | p50 ms | p99 ms | baseline req/s | ratio | baseline spread | bare NestJS req/s | ratio to bare | ratio to bare + log line | ratio to bare + log line + passport as the service runs it | service spread |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -697,4 +799,17 @@ async function main() {
   }
 }
 
-await main();
+if (PINNED && !process.env.BENCH_PINNED) {
+  // The whole run on core 0, so every server it starts inherits it; wrk is started on core 1.
+  const child = spawn(
+    'taskset',
+    ['-c', '0', process.execPath, ...process.execArgv, fileURLToPath(import.meta.url)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_PINNED: '1' },
+    },
+  );
+  child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await main();
+}

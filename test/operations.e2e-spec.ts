@@ -94,8 +94,22 @@ describe('metrics on their own listener (METRICS_PORT)', () => {
     expect(sample(text, 'tollgate_subscription_changes_total{type="renewed"}')).toBe(1);
     expect(sample(text, 'tollgate_subscription_changes_total{type="canceled"}')).toBe(1);
     expect(sample(text, 'tollgate_webhook_delivery_lag_seconds_count')).toBeGreaterThanOrEqual(2);
-    expect(sample(text, 'tollgate_webhook_queue{measure="depth"}')).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'tollgate_db_pool_connections{state="total"}')).toBeGreaterThan(0);
+    expect(sample(text, 'tollgate_webhook_queue_depth')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'tollgate_webhook_queue_oldest_seconds')).toBeGreaterThanOrEqual(0);
+    const inUse = sample(text, 'tollgate_db_pool_open_connections{state="in_use"}')!;
+    const idle = sample(text, 'tollgate_db_pool_open_connections{state="idle"}')!;
+    expect([inUse, idle]).toEqual([expect.any(Number), expect.any(Number)]);
+    expect(inUse + idle).toBeGreaterThan(0);
+    expect(sample(text, 'tollgate_db_pool_waiting_requests')).toBe(0);
+    // The deprecated forms, one release more: the same readings.
+    expect(sample(text, 'tollgate_webhook_queue{measure="depth"}')).toBe(
+      sample(text, 'tollgate_webhook_queue_depth'),
+    );
+    expect(sample(text, 'tollgate_webhook_queue{measure="oldest_seconds"}')).toBe(
+      sample(text, 'tollgate_webhook_queue_oldest_seconds'),
+    );
+    expect(sample(text, 'tollgate_db_pool_connections{state="total"}')).toBe(inUse + idle);
+    expect(sample(text, 'tollgate_db_pool_connections{state="waiting"}')).toBe(0);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).toContain('nodejs_eventloop_lag_seconds');
   }, 60_000);

@@ -111,6 +111,7 @@ describe(`rate limiting (RATE_LIMIT_PER_MINUTE=${LIMIT}, shared in Redis)`, () =
     } catch (error) {
       throw new Error(
         `these tests need Redis at ${REDIS_URL} (start redis-server, or set TEST_REDIS_URL): ${(error as Error).message}`,
+        { cause: error },
       );
     } finally {
       probe.disconnect();

@@ -1,5 +1,4 @@
 import { createHmac, hkdfSync } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
 import { BASE62_ALPHABET } from '../common/crypto/base62.js';
 import { buildSiweMessage } from './siwe-message.js';
@@ -28,13 +27,6 @@ export interface LoginChallenge {
 const NONCE_LENGTH = 24;
 const NONCE_SPACE = BigInt(BASE62_ALPHABET.length) ** BigInt(NONCE_LENGTH);
 /**
- * Messages built recently. siwe validates a message it builds with its ABNF parser, about half a millisecond of the
- * event loop each, and a verify needs the message that the nonce request built moments before. A message is a pure
- * function of its nonce's inputs and the address as written, so a cached one is the same text.
- */
-const MESSAGE_CACHE_ENTRIES = 10_000;
-
-/**
  * Login challenges the server can check without having stored them.
  *
  * A challenge is a function of the address, a time slot and a generation, authenticated by the server: its nonce is
@@ -53,7 +45,6 @@ const MESSAGE_CACHE_ENTRIES = 10_000;
 export class LoginChallenges {
   private readonly key: Buffer;
   private readonly ttlMs: number;
-  private readonly messages = new LRUCache<string, string>({ max: MESSAGE_CACHE_ENTRIES });
   readonly slotMs: number;
 
   constructor(
@@ -105,21 +96,15 @@ export class LoginChallenges {
   private withMessage(address: Address, slot: Date, nonce: string): LoginChallenge {
     const issuedAt = new Date(slot.getTime());
     const expiresAt = new Date(issuedAt.getTime() + this.ttlMs);
-    // The nonce covers every field but the address's letter case, which the message keeps as given.
-    const cacheKey = `${nonce}:${address}`;
-    let message = this.messages.get(cacheKey);
-    if (message === undefined) {
-      message = buildSiweMessage({
-        domain: this.settings.domain,
-        address,
-        uri: this.settings.uri,
-        chainId: this.settings.chainId,
-        nonce,
-        issuedAt,
-        expiresAt,
-      });
-      this.messages.set(cacheKey, message);
-    }
+    const message = buildSiweMessage({
+      domain: this.settings.domain,
+      address,
+      uri: this.settings.uri,
+      chainId: this.settings.chainId,
+      nonce,
+      issuedAt,
+      expiresAt,
+    });
     return { nonce, message, issuedAt, expiresAt };
   }
 

@@ -1,8 +1,9 @@
-import { SiweMessage } from 'siwe';
+import { createSiweMessage } from 'viem/siwe';
+import type { Address } from '../common/address/wallet-address.js';
 
 export interface SiweFields {
   domain: string;
-  address: string;
+  address: Address;
   uri: string;
   chainId: number;
   nonce: string;
@@ -14,7 +15,7 @@ export const SIWE_STATEMENT = 'Sign in to Tollgate.';
 
 /** Builds the EIP-4361 message of a login challenge, which the wallet signs. */
 export function buildSiweMessage(fields: SiweFields): string {
-  return new SiweMessage({
+  return createSiweMessage({
     domain: fields.domain,
     address: fields.address,
     statement: SIWE_STATEMENT,
@@ -22,7 +23,7 @@ export function buildSiweMessage(fields: SiweFields): string {
     version: '1',
     chainId: fields.chainId,
     nonce: fields.nonce,
-    issuedAt: fields.issuedAt.toISOString(),
-    expirationTime: fields.expiresAt.toISOString(),
-  }).prepareMessage();
+    issuedAt: fields.issuedAt,
+    expirationTime: fields.expiresAt,
+  });
 }

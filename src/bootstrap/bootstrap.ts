@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { JwtSecretFileError, resolveJwtSecret } from '../auth/jwt-secret.js';
 import { createLogger } from '../common/logging/logger.js';
@@ -10,6 +11,7 @@ import {
 } from '../database/embedded-postgres.js';
 import { runMigrations } from '../database/migrate.js';
 import { startMetricsServer, type MetricsServer, type MetricsSource } from '../metrics/metrics-server.js';
+import { endOfLifeWarning } from './node-line.js';
 
 /** sysexits' EX_CONFIG: an orchestrator should not restart a process that will fail the same way again. */
 export const EXIT_CONFIG = 78;
@@ -78,6 +80,9 @@ async function processLogger(level: string): Promise<Logger> {
 export async function bootstrap(options: BootstrapOptions): Promise<Runtime> {
   const config = loadConfigOrExit();
   const logger = await processLogger(config.logLevel);
+  // Once per start: cluster workers run the same Node.js as their primary.
+  const endOfLife = cluster.isPrimary ? endOfLifeWarning(process.version) : undefined;
+  if (endOfLife) logger.warn({ node: process.version }, endOfLife);
 
   if (options.migrate) {
     // Before anything is started or forked: a bad stored secret stops the start here (not in each cluster worker,

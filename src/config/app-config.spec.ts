@@ -140,6 +140,30 @@ describe('loadAppConfig', () => {
     ]);
   });
 
+  it('refuses an AUTH_DOMAIN a sign-in message cannot carry: a single-label host or an IPv6 address', () => {
+    for (const domain of [
+      'app.example.com',
+      'pay.example.org:8443',
+      '127.0.0.1:3000',
+      'localhost',
+      'localhost:4100',
+    ]) {
+      expect(problemsOf({ AUTH_DOMAIN: domain })).toEqual([]);
+    }
+    for (const domain of [
+      'tollgate:3000',
+      'tollgate',
+      '[::1]:3000',
+      'app.example.com/login',
+      'app.example.com:port',
+    ]) {
+      expect(problemsOf({ AUTH_DOMAIN: domain })).toEqual([
+        'AUTH_DOMAIN must be a DNS name with a dot (app.example.com), an IPv4 address or localhost, with an optional ' +
+          'port: sign-in messages cannot carry a single-label host (tollgate:3000) or an IPv6 address',
+      ]);
+    }
+  });
+
   it('checks bounds on both sides', () => {
     expect(problemsOf({ PORT: '65536', DATABASE_POOL_SIZE: '0' })).toEqual([
       'PORT must not be greater than 65535',

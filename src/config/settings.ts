@@ -20,6 +20,12 @@ import {
 } from './setting.js';
 
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
+/**
+ * The EIP-4361 domains viem's createSiweMessage accepts (a DNS name with a dot, IPv4 or localhost, optional port):
+ * refused at start rather than at the first sign-in. siwe-message.spec.ts builds a message for each form.
+ */
+const SIWE_DOMAIN =
+  /^(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+(?:[a-zA-Z]{2,63}|xn--[a-zA-Z0-9-]{0,58}[a-zA-Z0-9])|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|localhost)(?::\d{1,5})?$/i;
 
 export const PAYMENT_GATEWAYS = ['free', 'operator', 'erc20'] as const;
 export type PaymentGatewayName = (typeof PAYMENT_GATEWAYS)[number];
@@ -141,8 +147,10 @@ export const SETTINGS = {
   authDomain: setting({
     env: 'AUTH_DOMAIN',
     parse: text({
-      pattern: /^[^\s/]+$/,
-      message: 'AUTH_DOMAIN must be a host with an optional port, such as app.example.com',
+      pattern: SIWE_DOMAIN,
+      message:
+        'AUTH_DOMAIN must be a DNS name with a dot (app.example.com), an IPv4 address or localhost, with an optional ' +
+        'port: sign-in messages cannot carry a single-label host (tollgate:3000) or an IPv6 address',
     }),
     default: 'localhost:3000',
     defaultDoc: '`localhost:<PORT>` (`localhost:3000` in production)',

@@ -40,7 +40,7 @@ export function http(baseUrl: string) {
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -52,14 +52,32 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
     private readonly metrics: Metrics,
   ) {}
 
+  /** The queue read of the scrape under way: its gauges are collected together and share one query. */
+  private scrapedDepth?: Promise<{ depth: number; oldestSeconds: number }>;
+
   onModuleInit(): void {
+    const depth = () =>
+      (this.scrapedDepth ??= this.queue.depth().finally(() => (this.scrapedDepth = undefined)));
+    this.metrics.gauge(
+      'tollgate_webhook_queue_depth',
+      'Webhook deliveries waiting for an attempt.',
+      [],
+      async (set) => set((await depth()).depth),
+    );
+    this.metrics.gauge(
+      'tollgate_webhook_queue_oldest_seconds',
+      'Age in seconds of the oldest webhook delivery waiting for an attempt (0 when none waits).',
+      [],
+      async (set) => set((await depth()).oldestSeconds),
+    );
+    // Deprecated: two units in one metric. Kept for one release beside the two above (docs/operations.md).
     this.metrics.gauge(
       'tollgate_webhook_queue',
-      'Webhook deliveries waiting for an attempt (depth), and the age in seconds of the oldest (oldest_seconds).',
+      'Deprecated, use tollgate_webhook_queue_depth and tollgate_webhook_queue_oldest_seconds.',
       ['measure'],
       async (set) => {
-        const { depth, oldestSeconds } = await this.queue.depth();
-        set(depth, { measure: 'depth' });
+        const { depth: waiting, oldestSeconds } = await depth();
+        set(waiting, { measure: 'depth' });
         set(oldestSeconds, { measure: 'oldest_seconds' });
       },
     );
