@@ -57,7 +57,12 @@ describe('one data directory, one owner', () => {
 
     const second = await spawnServiceProcess({ DATA_DIR: dataDir });
     expect(await second.exited).toBe(78);
-    const lines = second.output.join('').trim().split('\n');
+    // On a Node.js line past its end of life, the start's one warning about it comes first.
+    const lines = second.output
+      .join('')
+      .trim()
+      .split('\n')
+      .filter((line) => !line.includes('reached its end of life'));
     expect(lines).toEqual([
       `DATA_DIR ${dataDir} is in use by another Tollgate (pid ${first.child.pid}): stop that one first, or give ` +
         'this one another DATA_DIR or a DATABASE_URL.',
