@@ -138,8 +138,9 @@ function readBody(request: IncomingMessage): Promise<string> {
  *   receipt would look neither succeeded nor reverted);
  * - a reverted `eth_call` or `eth_estimateGas` carries the revert data, as a node's `execution reverted` error
  *   does (tevm drops it, so a contract's custom error could not be decoded);
- * - a signed transaction is mined as it arrives, as impersonated ones are (tevm's auto-mining leaves it pending).
- * A signed transaction must carry EIP-1559 fees: tevm fails to build the receipt of a legacy one.
+ * - a signed transaction is mined as it arrives, as impersonated ones are (tevm's auto-mining leaves it pending);
+ * - `eth_getBlockByNumber` answers the block (tevm answers `{}`), so clients see the base fee and send EIP-1559
+ *   transactions: tevm fails to build the receipt of a legacy one, so a signed transaction must carry EIP-1559 fees.
  */
 function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: ServerResponse) => void {
   const tevm = createHttpHandler(client);
@@ -154,7 +155,9 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
             ? (text: string) => withRevertData(client, call.params ?? [], text)
             : call.method === 'eth_sendRawTransaction'
               ? (text: string) => minedAfter(client, text)
-              : undefined;
+              : call.method === 'eth_getBlockByNumber'
+                ? (text: string) => withBlock(client, call.params ?? [], text)
+                : undefined;
       if (!patch) return tevm(replay, response);
       let statusCode = 200;
       let headers: Record<string, string> = {};
@@ -171,6 +174,19 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
       return tevm(replay, capture as unknown as ServerResponse);
     });
   };
+}
+
+async function withBlock(client: MemoryClient, params: unknown[], text: string): Promise<string> {
+  const answer = JSON.parse(text) as { result?: unknown };
+  const [tag, full] = params as [Hex | 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized', boolean];
+  if (full || answer.result === null) return text;
+  const block = await client.getBlock(
+    tag.startsWith('0x') ? { blockNumber: BigInt(tag) } : { blockTag: 'latest' },
+  );
+  answer.result = JSON.parse(
+    JSON.stringify(block, (_key, value: unknown) => (typeof value === 'bigint' ? toHex(value) : value)),
+  );
+  return JSON.stringify(answer);
 }
 
 async function minedAfter(client: MemoryClient, text: string): Promise<string> {
