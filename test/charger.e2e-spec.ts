@@ -120,8 +120,8 @@ describe('the charging contract on an in-process chain', () => {
     return payer;
   };
 
-  /** The keeper's charge, sent as a signed transaction; resolves to the Charged log of the mined receipt. */
-  const charge = async (mandate: Mandate, signature: Hex, index: bigint) => {
+  /** The keeper's charge as a signed transaction with a fixed gas limit (no estimate to refuse it); its receipt. */
+  const sendCharge = async (mandate: Mandate, signature: Hex, index: bigint) => {
     const hash = await keeper.writeContract({
       account: keeperAccount,
       chain: keeper.chain,
@@ -132,7 +132,12 @@ describe('the charging contract on an in-process chain', () => {
       args: [mandate, signature, index],
       gas: CHARGE_GAS,
     });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    return publicClient.waitForTransactionReceipt({ hash });
+  };
+
+  /** A charge that must succeed; resolves to the Charged log of the mined receipt. */
+  const charge = async (mandate: Mandate, signature: Hex, index: bigint) => {
+    const receipt = await sendCharge(mandate, signature, index);
     expect(receipt.status).toBe('success');
     const [charged, ...more] = parseEventLogs({ abi: chargerAbi, eventName: 'Charged', logs: receipt.logs });
     expect(more).toEqual([]);
@@ -227,18 +232,7 @@ describe('the charging contract on an in-process chain', () => {
     await charge(mandate, signature, 0n);
     const before = await token.balanceOf(payer.address);
 
-    // A fixed gas limit skips the estimate, which would refuse before sending.
-    const hash = await keeper.writeContract({
-      account: keeperAccount,
-      chain: keeper.chain,
-      ...FEES,
-      address: charger,
-      abi: chargerAbi,
-      functionName: 'charge',
-      args: [mandate, signature, 0n],
-      gas: CHARGE_GAS,
-    });
-    expect((await publicClient.waitForTransactionReceipt({ hash })).status).toBe('reverted');
+    expect((await sendCharge(mandate, signature, 0n)).status).toBe('reverted');
     expect(await token.balanceOf(payer.address)).toBe(before);
   });
 
