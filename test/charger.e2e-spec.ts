@@ -43,10 +43,9 @@ const AMOUNT = 5_000_000n;
 /** secp256k1's group order: `n - s` is the high-s twin of a signature. */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 /**
- * EIP-1559 fees for the signed transactions (tevm gives no receipt for a legacy one, viem's choice on it), and a gas
- * limit: tevm estimates the gas a call used, which leaves too little for the 63/64 a call forwards to the token.
+ * The signed charges' gas limit: tevm estimates the gas a call used, which leaves too little for the 63/64 a call
+ * forwards to the token (and an estimate would refuse a charge the test sends anyway).
  */
-const FEES = { maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n };
 const CHARGE_GAS = 1_000_000n;
 
 const encodeCharge = (mandate: Mandate, signature: Hex, index: bigint): Hex =>
@@ -125,7 +124,6 @@ describe('the charging contract on an in-process chain', () => {
     const hash = await keeper.writeContract({
       account: keeperAccount,
       chain: keeper.chain,
-      ...FEES,
       address: charger,
       abi: chargerAbi,
       functionName: 'charge',
@@ -366,7 +364,6 @@ describe('the charging contract on an in-process chain', () => {
     const permitted = await keeper.writeContract({
       account: keeperAccount,
       chain: keeper.chain,
-      ...FEES,
       address: token.address,
       abi: fixtures.TestToken.abi,
       functionName: 'permit',
@@ -398,7 +395,6 @@ describe('the charging contract on an in-process chain', () => {
     const armed = await keeper.writeContract({
       account: keeperAccount,
       chain: keeper.chain,
-      ...FEES,
       address: reentrant,
       abi: fixtures.ReentrantToken.abi,
       functionName: 'callBackOnTransfer',
@@ -428,7 +424,6 @@ describe('the charging contract on an in-process chain', () => {
         chain: keeper.chain,
         to: charger,
         value: 1n,
-        ...FEES,
       }),
     ).rejects.toThrow();
     expect(await publicClient.getBalance({ address: charger })).toBe(0n);

@@ -10,6 +10,7 @@ import type * as TevmServer from '@tevm/server';
 import {
   type Abi,
   type Address,
+  type BlockTag,
   createWalletClient,
   defineChain,
   encodeDeployData,
@@ -18,6 +19,7 @@ import {
   type Hex,
   hexToBytes,
   http,
+  isHex,
   keccak256,
   serializeErc6492Signature,
   toHex,
@@ -133,14 +135,14 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /**
- * tevm's JSON-RPC server, except for two answers this tevm version gets wrong, patched from the VM itself:
+ * tevm's JSON-RPC server, except for the answers this tevm version gets wrong, patched from the VM itself:
  * - a receipt carries its `status` (tevm only copies a byte-array status, and the VM stores a number, so every
  *   receipt would look neither succeeded nor reverted);
  * - a reverted `eth_call` or `eth_estimateGas` carries the revert data, as a node's `execution reverted` error
  *   does (tevm drops it, so a contract's custom error could not be decoded);
  * - a signed transaction is mined as it arrives, as impersonated ones are (tevm's auto-mining leaves it pending);
- * - `eth_getBlockByNumber` answers the block (tevm answers `{}`), so clients see the base fee and send EIP-1559
- *   transactions: tevm fails to build the receipt of a legacy one, so a signed transaction must carry EIP-1559 fees.
+ * - `eth_getBlockByNumber` answers the block, without its transactions (tevm answers `{}`), so clients see the base
+ *   fee and send EIP-1559 transactions (tevm fails to build the receipt of a legacy one).
  */
 function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: ServerResponse) => void {
   const tevm = createHttpHandler(client);
@@ -178,11 +180,9 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
 
 async function withBlock(client: MemoryClient, params: unknown[], text: string): Promise<string> {
   const answer = JSON.parse(text) as { result?: unknown };
-  const [tag, full] = params as [Hex | 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized', boolean];
+  const [tag, full] = params as [Hex | BlockTag, boolean];
   if (full || answer.result === null) return text;
-  const block = await client.getBlock(
-    tag.startsWith('0x') ? { blockNumber: BigInt(tag) } : { blockTag: 'latest' },
-  );
+  const block = await client.getBlock(isHex(tag) ? { blockNumber: BigInt(tag) } : { blockTag: tag });
   answer.result = JSON.parse(
     JSON.stringify(block, (_key, value: unknown) => (typeof value === 'bigint' ? toHex(value) : value)),
   );
