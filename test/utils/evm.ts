@@ -10,6 +10,7 @@ import type * as TevmServer from '@tevm/server';
 import {
   type Abi,
   type Address,
+  type BlockTag,
   createWalletClient,
   defineChain,
   encodeDeployData,
@@ -18,6 +19,7 @@ import {
   type Hex,
   hexToBytes,
   http,
+  isHex,
   keccak256,
   serializeErc6492Signature,
   toHex,
@@ -46,6 +48,8 @@ export interface TestToken {
   /** A mined transaction that calls `transfer` for more than the sender holds, and so reverts. */
   revertedTransfer(to: Address, amount: bigint): Promise<Hex>;
   balanceOf(owner: Address): Promise<bigint>;
+  /** A mined `approve` sent from `owner` (impersonated). */
+  approve(owner: Address, spender: Address, amount: bigint): Promise<void>;
 }
 
 export interface CounterfactualWallet {
@@ -83,6 +87,24 @@ export interface TestChain {
   chainId: number;
   /** Mines empty blocks (each transaction is mined in a block of its own). */
   mine(blocks: number): Promise<void>;
+  /** Moves the chain's clock `seconds` forward (two blocks mined that far apart); later blocks never go back. */
+  increaseTime(seconds: number): Promise<void>;
+  /** The latest block's timestamp, unix seconds. */
+  now(): Promise<bigint>;
+  /** Gives `address` enough ether for gas. */
+  fund(address: Address): Promise<void>;
+  deployContract(contract: { abi: Abi; bytecode: Hex }, args?: readonly unknown[]): Promise<Address>;
+  /**
+   * A mined call of `functionName` on `to` sent from `from` (impersonated: no key needed; tevm's default sender when
+   * undefined); returns its hash.
+   */
+  sendAs(
+    from: Address | undefined,
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: readonly unknown[],
+  ): Promise<Hex>;
   stop(): Promise<void>;
 }
 
@@ -113,9 +135,14 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /**
- * tevm's JSON-RPC server, except that a receipt carries its `status`: this tevm version leaves it out (it only
- * copies a byte-array status, and the VM stores a number), so every receipt would look neither succeeded nor
- * reverted. The status is taken from the VM's own receipt.
+ * tevm's JSON-RPC server, except for the answers this tevm version gets wrong, patched from the VM itself:
+ * - a receipt carries its `status` (tevm only copies a byte-array status, and the VM stores a number, so every
+ *   receipt would look neither succeeded nor reverted);
+ * - a reverted `eth_call` or `eth_estimateGas` carries the revert data, as a node's `execution reverted` error
+ *   does (tevm drops it, so a contract's custom error could not be decoded);
+ * - a signed transaction is mined as it arrives, as impersonated ones are (tevm's auto-mining leaves it pending);
+ * - `eth_getBlockByNumber` answers the block, without its transactions (tevm answers `{}`), so clients see the base
+ *   fee and send EIP-1559 transactions (tevm fails to build the receipt of a legacy one).
  */
 function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: ServerResponse) => void {
   const tevm = createHttpHandler(client);
@@ -123,7 +150,17 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
     void readBody(request).then((body) => {
       const call = JSON.parse(body) as { method?: string; params?: unknown[] };
       const replay = Readable.from([body]) as unknown as IncomingMessage;
-      if (call.method !== 'eth_getTransactionReceipt') return tevm(replay, response);
+      const patch =
+        call.method === 'eth_getTransactionReceipt'
+          ? (text: string) => withStatus(client, text)
+          : call.method === 'eth_call' || call.method === 'eth_estimateGas'
+            ? (text: string) => withRevertData(client, call.params ?? [], text)
+            : call.method === 'eth_sendRawTransaction'
+              ? (text: string) => minedAfter(client, text)
+              : call.method === 'eth_getBlockByNumber'
+                ? (text: string) => withBlock(client, call.params ?? [], text)
+                : undefined;
+      if (!patch) return tevm(replay, response);
       let statusCode = 200;
       let headers: Record<string, string> = {};
       const capture = {
@@ -133,14 +170,50 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
           return capture;
         },
         end(text: string) {
-          void withStatus(client, text).then((patched) =>
-            response.writeHead(statusCode, headers).end(patched),
-          );
+          void patch(text).then((patched) => response.writeHead(statusCode, headers).end(patched));
         },
       };
       return tevm(replay, capture as unknown as ServerResponse);
     });
   };
+}
+
+async function withBlock(client: MemoryClient, params: unknown[], text: string): Promise<string> {
+  const answer = JSON.parse(text) as { result?: unknown };
+  const [tag, full] = params as [Hex | BlockTag, boolean];
+  if (full || answer.result === null) return text;
+  const block = await client.getBlock(isHex(tag) ? { blockNumber: BigInt(tag) } : { blockTag: tag });
+  answer.result = JSON.parse(
+    JSON.stringify(block, (_key, value: unknown) => (typeof value === 'bigint' ? toHex(value) : value)),
+  );
+  return JSON.stringify(answer);
+}
+
+async function minedAfter(client: MemoryClient, text: string): Promise<string> {
+  if (!(JSON.parse(text) as { error?: unknown }).error) await client.tevmMine();
+  return text;
+}
+
+async function withRevertData(client: MemoryClient, params: unknown[], text: string): Promise<string> {
+  const answer = JSON.parse(text) as { error?: { code: number; message: string; data?: unknown } };
+  if (!answer.error) return text;
+  const [request, blockTag] = params as [
+    { from?: Address; to?: Address; data?: Hex; value?: Hex; gas?: Hex },
+    (Hex | 'latest' | 'pending') | undefined,
+  ];
+  const replayed = await client.tevmCall({
+    ...(request.from ? { from: request.from } : {}),
+    ...(request.to ? { to: request.to } : {}),
+    ...(request.data ? { data: request.data } : {}),
+    ...(request.value ? { value: BigInt(request.value) } : {}),
+    ...(request.gas ? { gas: BigInt(request.gas) } : {}),
+    ...(blockTag && blockTag !== 'pending' ? { blockTag } : {}),
+    throwOnFail: false,
+  });
+  const reverted = replayed.errors?.some((error) => error.message.startsWith('revert'));
+  if (!reverted) return text;
+  answer.error = { code: 3, message: 'execution reverted', data: replayed.rawData };
+  return JSON.stringify(answer);
 }
 
 async function withStatus(client: MemoryClient, text: string): Promise<string> {
@@ -188,6 +261,32 @@ export async function startTestChain(): Promise<TestChain> {
   });
   const tokenAbi = compiled.TestToken.abi;
 
+  let sent = 0;
+  const sendAs = async (
+    from: Address | undefined,
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: readonly unknown[],
+  ): Promise<Hex> => {
+    // Gas for the impersonated sender (the base fee rises above zero once a signed transaction is mined).
+    if (from !== undefined) await client.tevmSetAccount({ address: from, balance: 10n ** 18n });
+    const result = await client.tevmContract({
+      ...(from === undefined ? {} : { from }),
+      to,
+      abi,
+      functionName,
+      args: [...args],
+      // tevm's impersonated transactions are unsigned, so their hash leaves the sender out: two senders making
+      // the same call would share one hash. A gas limit of its own keeps each transaction's hash apart.
+      gas: 300_000n + BigInt(sent++),
+      createTransaction: true,
+      throwOnFail: true,
+    });
+    if (!result.txHash) throw new Error(`${functionName} was not mined`);
+    return result.txHash;
+  };
+
   const deployToken = async (name: string, symbol: string, decimals: number): Promise<TestToken> => {
     const token = await client.tevmDeploy({
       abi: tokenAbi,
@@ -198,25 +297,8 @@ export async function startTestChain(): Promise<TestChain> {
     });
     const address = token.createdAddress;
     if (!address) throw new Error('TestToken deployment returned no address');
-    let sent = 0;
-    const send = async (from: Address | undefined, functionName: string, args: unknown[]): Promise<Hex> => {
-      // Gas for the impersonated sender (the base fee rises above zero once a signed transaction is mined).
-      if (from !== undefined) await client.tevmSetAccount({ address: from, balance: 10n ** 18n });
-      const result = await client.tevmContract({
-        ...(from === undefined ? {} : { from }),
-        to: address,
-        abi: tokenAbi,
-        functionName,
-        args,
-        // tevm's impersonated transactions are unsigned, so their hash leaves the sender out: two senders making
-        // the same call would share one hash. A gas limit of its own keeps each transaction's hash apart.
-        gas: 300_000n + BigInt(sent++),
-        createTransaction: true,
-        throwOnFail: true,
-      });
-      if (!result.txHash) throw new Error(`${functionName} was not mined`);
-      return result.txHash;
-    };
+    const send = (from: Address | undefined, functionName: string, args: unknown[]): Promise<Hex> =>
+      sendAs(from, address, tokenAbi, functionName, args);
     return {
       address,
       async mint(to, amount) {
@@ -227,7 +309,7 @@ export async function startTestChain(): Promise<TestChain> {
         send(from, 'transferMany', [recipients.map((r) => r.to), recipients.map((r) => r.amount)]),
       async revertedTransfer(to, amount) {
         // tevm mines only successful calls of its own; a reverting one must be a signed transaction with a fixed
-        // gas limit (no estimate, which would fail), mined explicitly.
+        // gas limit (no estimate, which would fail), mined as it arrives.
         const sender = privateKeyToAccount(generatePrivateKey());
         await client.tevmSetAccount({ address: sender.address, balance: 10n ** 18n });
         const wallet = createWalletClient({ account: sender, chain, transport: http(rpcUrl) });
@@ -238,8 +320,10 @@ export async function startTestChain(): Promise<TestChain> {
           maxFeePerGas: 10n ** 10n,
           maxPriorityFeePerGas: 10n ** 9n,
         });
-        await client.tevmMine();
         return hash;
+      },
+      async approve(owner, spender, amount) {
+        await send(owner, 'approve', [spender, amount]);
       },
       async balanceOf(owner) {
         const { data } = await client.tevmContract({
@@ -261,6 +345,33 @@ export async function startTestChain(): Promise<TestChain> {
     async mine(blocks) {
       await client.tevmMine({ blockCount: blocks });
     },
+
+    async increaseTime(seconds) {
+      // A mined block's timestamp is the later of the wall clock and its parent's; the second block adds `interval`.
+      await client.tevmMine({ blockCount: 2, interval: seconds });
+    },
+
+    async now() {
+      return (await client.getBlock({ blockTag: 'latest' })).timestamp;
+    },
+
+    async fund(address) {
+      await client.tevmSetAccount({ address, balance: 10n ** 18n });
+    },
+
+    async deployContract({ abi, bytecode }, args = []) {
+      const result = await client.tevmDeploy({
+        abi,
+        bytecode,
+        args: [...args],
+        createTransaction: true,
+        throwOnFail: true,
+      });
+      if (!result.createdAddress) throw new Error('deployment returned no address');
+      return result.createdAddress;
+    },
+
+    sendAs: (from, to, abi, functionName, args) => sendAs(from, to, abi, functionName, args),
 
     async deployWallet(owner) {
       const salt = nextSalt();

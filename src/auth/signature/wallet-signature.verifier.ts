@@ -7,6 +7,7 @@ import {
   erc6492SignatureValidatorAbi,
   erc6492SignatureValidatorByteCode,
   ExecutionRevertedError,
+  RawContractError,
   hashMessage,
   type Hex,
   hexToBool,
@@ -184,8 +185,12 @@ async function verifyOnChain(
  */
 function isRevert(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
+  // A node answers a revert that carries data with code 3 and the data, which viem raises as RawContractError.
   const cause = error.walk(
-    (e) => e instanceof ExecutionRevertedError || (e instanceof RpcRequestError && /revert/i.test(e.details)),
+    (e) =>
+      e instanceof ExecutionRevertedError ||
+      e instanceof RawContractError ||
+      (e instanceof RpcRequestError && /revert/i.test(e.details)),
   );
   return cause !== null;
 }
