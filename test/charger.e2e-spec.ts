@@ -75,7 +75,7 @@ async function refusal(
     const reverted =
       error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : null;
     if (!(reverted instanceof ContractFunctionRevertedError) || !reverted.data)
-      throw new Error(`charge failed without a custom error: ${String(error)}`);
+      throw new Error(`charge failed without a custom error: ${String(error)}`, { cause: error });
     return { errorName: reverted.data.errorName, args: reverted.data.args ?? [] };
   }
   throw new Error('charge would have succeeded');
