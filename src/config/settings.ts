@@ -90,6 +90,19 @@ export const SETTINGS = {
     default: '127.0.0.1',
     doc: 'Address of the metrics listener: loopback unless a scraper elsewhere needs it (`0.0.0.0` in a container).',
   }),
+  otelExporterOtlpEndpoint: setting<string | undefined>({
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    parse: url({ protocols: ['http', 'https'] }),
+    default: undefined,
+    defaultDoc: 'unset (off)',
+    doc: 'OpenTelemetry collector for traces (OTLP/HTTP, JSON), e.g. `http://collector:4318`. Unset: no tracing, no OpenTelemetry module loaded. The standard `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_*` variables apply.',
+  }),
+  otelServiceName: setting({
+    env: 'OTEL_SERVICE_NAME',
+    parse: text(),
+    default: 'tollgate',
+    doc: "The traces' `service.name`.",
+  }),
   databaseUrl: setting<string | undefined>({
     env: 'DATABASE_URL',
     parse: text({
