@@ -31,7 +31,7 @@ import { Metrics } from './metrics/metrics.service.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
 import { NEXT_CURSOR_HEADER } from './common/pagination/cursor-page.js';
-import { nameServerSpans } from './tracing/server-span-names.js';
+import { traceRequests } from './tracing/request-spans.js';
 import { tracing } from './tracing/tracing.js';
 
 /** Request bodies over 64 KiB are refused with 413. */
@@ -88,6 +88,8 @@ async function buildApp(
   });
   const fastify = adapter.getInstance();
   answerStalledRequests(fastify.server);
+  // First of all hooks: the others, the handler and the log line then run inside the request's span.
+  if (!preview && tracing().enabled) traceRequests(fastify);
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;
@@ -136,7 +138,6 @@ async function buildApp(
   // Parses the Cookie header into request.cookies (the session cookie strategy) and gives reply.setCookie.
   await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));
-  if (!preview && tracing().enabled) nameServerSpans(fastify);
   app.useGlobalPipes(createValidationPipe());
   // After the access guard (registered by AuthModule as APP_GUARD during create): 401 comes before 400.
   app.useGlobalGuards(new UnexpectedBodyGuard());

@@ -88,7 +88,11 @@ describe('tracing', () => {
       );
       const serverSpan = server()!;
       expect(serverSpan).toMatchObject({ name: 'POST /webhooks/test', service: 'tollgate-under-test' });
-      expect(serverSpan.attributes['http.route']).toBe('/webhooks/test');
+      expect(serverSpan.attributes).toMatchObject({
+        'http.route': '/webhooks/test',
+        'url.path': '/webhooks/test',
+        'http.response.status_code': 200,
+      });
 
       const queries = inTrace().filter(
         (span) => span.kind === CLIENT && span.attributes['db.system.name'] === 'postgresql',

@@ -1,12 +1,19 @@
 import { createRequire } from 'node:module';
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import type { ActiveSpan, Tracing } from './tracing.js';
+import type { ActiveSpan, SpanAttributes, Tracing } from './tracing.js';
 
 /** What `startTracing` read from the environment. */
 export interface OpenTelemetryOptions {
@@ -26,11 +33,11 @@ function activeSpan(span: Span): ActiveSpan {
  * exporter, which reads the standard OTEL_EXPORTER_OTLP_* variables itself; the sampler follows OTEL_TRACES_SAMPLER
  * (parent-based, always on, by default), so an incoming `traceparent` that was not sampled stays unsampled here.
  *
- * Incoming HTTP (including the `traceparent` header) and PostgreSQL are instrumented by the official
- * instrumentations; they patch `http` and `pg` as those are loaded, so this runs before the application's modules
- * are imported, and loads `pg` itself through `require`, which the instrumentation hooks (the application's `import`
- * then finds the patched module in the cache). Outgoing requests are not auto-instrumented: the webhook deliveries
- * and chain RPC calls make one span per attempt or call of their own (`Tracing.inClientSpan`).
+ * PostgreSQL is instrumented by the official instrumentation, which patches `pg` as it is loaded: so this runs
+ * before the application's modules are imported, and loads `pg` itself through `require`, which the instrumentation
+ * hooks (the application's `import` then finds the patched module in the cache). The server spans of incoming
+ * requests (`startServerSpan`, from Fastify's hooks: src/tracing/request-spans.ts), the webhook delivery attempts
+ * and the chain RPC calls (`inClientSpan`) are made by the service itself.
  */
 export function startOpenTelemetry({ serviceName, serviceVersion }: OpenTelemetryOptions): Tracing {
   const provider = new NodeTracerProvider({
@@ -41,14 +48,12 @@ export function startOpenTelemetry({ serviceName, serviceVersion }: OpenTelemetr
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({ disableOutgoingRequestInstrumentation: true }),
       // Without a parent: the pollers' and sweepers' queries would each make a trace of one span. Parameters are
       // left out: they carry addresses and key hashes.
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
     ],
   });
   const require = createRequire(import.meta.url);
-  require('node:http');
   require('pg');
 
   const tracer = trace.getTracer('tollgate', serviceVersion);
@@ -77,11 +82,24 @@ export function startOpenTelemetry({ serviceName, serviceVersion }: OpenTelemetr
       const { traceId, spanId } = span.spanContext();
       return { traceId, spanId };
     },
-    nameServerSpan: (method, route) => {
-      const span = trace.getActiveSpan();
-      if (span === undefined) return;
-      span.updateName(`${method} ${route}`);
-      span.setAttribute('http.route', route);
+    startServerSpan: ({ method, route, path, headers }) => {
+      const parent = propagation.extract(ROOT_CONTEXT, headers);
+      const attributes: SpanAttributes = { 'http.request.method': method, 'url.path': path };
+      if (route !== undefined) attributes['http.route'] = route;
+      const span = tracer.startSpan(
+        route === undefined ? method : `${method} ${route}`,
+        { kind: SpanKind.SERVER, attributes },
+        parent,
+      );
+      const active = trace.setSpan(parent, span);
+      return {
+        run: (next) => context.with(active, next),
+        end: (statusCode) => {
+          span.setAttribute('http.response.status_code', statusCode);
+          if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        },
+      };
     },
     shutdown: () => provider.shutdown(),
   };

@@ -7,7 +7,23 @@
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 
-/** A span being recorded, as `inSpan`'s work sees it. */
+export interface IncomingRequest {
+  readonly method: string;
+  /** The route template, when one matched. */
+  readonly route: string | undefined;
+  /** The path without the query string (which may carry addresses and cursors). */
+  readonly path: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
+/** The server span of one incoming request. */
+export interface ServerSpan {
+  /** Calls `next` (the rest of the request's handling) with this span active. */
+  run(next: () => void): void;
+  end(statusCode: number): void;
+}
+
+/** A span being recorded, as `inClientSpan`'s work sees it. */
 export interface ActiveSpan {
   setAttributes(attributes: SpanAttributes): void;
   /** Marks the span failed, with a short description (no payloads, no credentials). */
@@ -29,21 +45,25 @@ export interface Tracing {
   propagationHeaders(): Record<string, string>;
   /** `{ traceId, spanId }` of the active span, for a log line; empty outside a span. */
   logFields(): Record<string, string>;
-  /** Names the active server span after the route template (`GET /subscriptions/status`). */
-  nameServerSpan(method: string, route: string): void;
+  /**
+   * The server span of an incoming request, continuing the caller's trace when its headers carry a `traceparent`;
+   * named after the route template (`GET /subscriptions/status`), the method alone when no route matched.
+   */
+  startServerSpan(request: IncomingRequest): ServerSpan;
   /** Sends the spans still buffered; the last step of a shutdown. */
   shutdown(): Promise<void>;
 }
 
 const NO_SPAN: ActiveSpan = { setAttributes: () => undefined, fail: () => undefined };
 const NO_FIELDS: Record<string, string> = Object.freeze({});
+const NO_SERVER_SPAN: ServerSpan = { run: (next) => next(), end: () => undefined };
 
 const NO_TRACING: Tracing = {
   enabled: false,
   inClientSpan: (_name, _attributes, work) => work(NO_SPAN),
   propagationHeaders: () => NO_FIELDS,
   logFields: () => NO_FIELDS,
-  nameServerSpan: () => undefined,
+  startServerSpan: () => NO_SERVER_SPAN,
   shutdown: () => Promise.resolve(),
 };
 
