@@ -49,8 +49,13 @@ export function startOpenTelemetry({ serviceName, serviceVersion }: OpenTelemetr
     tracerProvider: provider,
     instrumentations: [
       // Without a parent: the pollers' and sweepers' queries would each make a trace of one span. Parameters are
-      // left out: they carry addresses and key hashes.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      // left out: they carry addresses and key hashes. A pool checkout is a span per query that tells little (a wait
+      // for a connection shows as the gap before the query) and adds to the garbage every span makes.
+      new PgInstrumentation({
+        requireParentSpan: true,
+        enhancedDatabaseReporting: false,
+        ignoreConnectSpans: true,
+      }),
     ],
   });
   const require = createRequire(import.meta.url);
