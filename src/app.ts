@@ -38,7 +38,7 @@ import { tracing } from './tracing/tracing.js';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
- * Builds the fully configured application without listening: `main.ts` listens on it, the tests listen on a
+ * Builds the fully configured application without listening: `server-main.ts` listens on it, the tests listen on a
  * loopback port, and the OpenAPI script only reads its routes.
  */
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {

@@ -409,7 +409,7 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
 ];
 
 /**
- * Settings that are allowed but weaken a deployment, each returning the warning logged once at start (main.ts), naming
+ * Settings that are allowed but weaken a deployment, each returning the warning logged once at start (server-main.ts), naming
  * its variable, or nothing.
  */
 export const ADVISORIES: ReadonlyArray<(config: AppConfig) => string | undefined> = [
