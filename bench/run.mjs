@@ -40,8 +40,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
 const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
 const JWT_SECRET = randomBytes(48).toString('base64url');
-/** Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale. */
-const CASES = new Set((process.env.BENCH_CASES ?? 'reads,renew,delivery,verify,scale').split(','));
+/** Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale, tracing. */
+const CASES = new Set((process.env.BENCH_CASES ?? 'reads,renew,delivery,verify,scale,tracing').split(','));
 const root = new URL('..', import.meta.url).pathname;
 
 const onPath = (command) => {
@@ -386,6 +386,7 @@ async function main() {
   let inLoop;
   let largeInstance;
   let bareGuarded;
+  let tracingInstances = [];
   try {
     const session = await login(service.url, owner);
     const key = await createKey(service.url, session.token, ['READ_ONLY']);
@@ -723,6 +724,27 @@ async function main() {
       );
     }
 
+    if (CASES.has('tracing')) {
+      // What tracing costs: two fresh instances on this database, one without OTEL_EXPORTER_OTLP_ENDPOINT and one
+      // exporting every span (default sampler: all) to a local OTLP sink, alternating with raw in rounds.
+      const sink = await startReference('otlp-sink.mjs');
+      tracingInstances = [
+        { stop: async () => sink.stop() },
+        await startService(database.url, { WEBHOOK_WORKERS: 'false' }),
+        await startService(database.url, { WEBHOOK_WORKERS: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
+      ];
+      const [, off, on] = tracingInstances.map((instance) => ({
+        url: `${instance.url}${statusPath}`,
+        headers: credentials.key,
+      }));
+      for (const request of [off, on]) await load({ ...request, duration: 4 });
+      const [rawTracing, offRun, onRun] = await alternate([{ url: raw.url }, off, on], READ_ROUNDS);
+      record('GET /subscriptions/status (API key), tracing off', offRun, rawTracing);
+      record('GET /subscriptions/status (API key), tracing on (OTLP to a local sink)', onRun, rawTracing, {
+        vsTracingOff: +(onRun.rps / offRun.rps).toFixed(3),
+      });
+    }
+
     const rss = rssMb(service.child.pid);
     const summary = {
       cores: cpus().length,
@@ -789,6 +811,7 @@ async function main() {
   } finally {
     if (inLoop && inLoop.child.exitCode === null) await inLoop.stop();
     if (largeInstance && largeInstance.child.exitCode === null) await largeInstance.stop();
+    for (const instance of tracingInstances) await instance.stop();
     await service.stop();
     raw.stop();
     bareNest.stop();

@@ -32,12 +32,14 @@ import { buildOpenApiDocument } from './openapi/openapi.js';
 import { serveDocs } from './openapi/docs.js';
 import { NEXT_CURSOR_HEADER } from './common/pagination/cursor-page.js';
 import { defaultMaxConnections } from './common/net/open-files.js';
+import { traceRequests } from './tracing/request-spans.js';
+import { tracing } from './tracing/tracing.js';
 
 /** Request bodies over 64 KiB are refused with 413. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
- * Builds the fully configured application without listening: `main.ts` listens on it, the tests listen on a
+ * Builds the fully configured application without listening: `server-main.ts` listens on it, the tests listen on a
  * loopback port, and the OpenAPI script only reads its routes.
  */
 export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
@@ -89,6 +91,8 @@ async function buildApp(
   answerStalledRequests(fastify.server);
   const maxConnections = config.maxConnections ?? defaultMaxConnections();
   if (maxConnections !== undefined) fastify.server.maxConnections = maxConnections;
+  // First of all hooks: the others, the handler and the log line then run inside the request's span.
+  if (!preview && tracing().enabled) traceRequests(fastify);
   let closing = false;
   fastify.addHook('preClose', (done) => {
     closing = true;

@@ -95,11 +95,11 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   'auto-renew': [],
   'api-keys': ['auth', 'cache', 'common', 'config', 'database', 'events'],
   // Never api-keys: a credential of its own registers its strategy with auth.
-  auth: ['cache', 'common', 'config', 'database'],
+  auth: ['cache', 'common', 'config', 'database', 'tracing'],
   bin: ['config', 'openapi'],
-  bootstrap: ['auth', 'common', 'config', 'database', 'metrics'],
+  bootstrap: ['auth', 'common', 'config', 'database', 'metrics', 'tracing'],
   cache: ['database'],
-  common: ['metrics'],
+  common: ['metrics', 'tracing'],
   config: [],
   dashboard: ['common', 'config'],
   database: ['common', 'metrics'],
@@ -109,8 +109,10 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // Never subscriptions: they register whether a plan is in use through PlanUsage.
   plans: ['auth', 'common', 'config', 'database'],
   openapi: ['api-keys', 'auth', 'common', 'events', 'subscriptions', 'webhooks'],
-  subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics'],
-  webhooks: ['auth', 'common', 'config', 'database', 'events', 'metrics'],
+  subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics', 'tracing'],
+  // The facade only (tracing.ts); the OpenTelemetry SDK is loaded by the entry points alone.
+  tracing: ['config'],
+  webhooks: ['auth', 'common', 'config', 'database', 'events', 'metrics', 'tracing'],
 };
 
 /** The arrows of `imports`, as `from → to`, sorted and without repeats. */

@@ -12,6 +12,7 @@ import {
 import { runMigrations } from '../database/migrate.js';
 import { startMetricsServer, type MetricsServer, type MetricsSource } from '../metrics/metrics-server.js';
 import { endOfLifeWarning } from './node-line.js';
+import { tracing } from '../tracing/tracing.js';
 
 /** sysexits' EX_CONFIG: an orchestrator should not restart a process that will fail the same way again. */
 export const EXIT_CONFIG = 78;
@@ -138,9 +139,11 @@ export async function bootstrap(options: BootstrapOptions): Promise<Runtime> {
         logger.error(`shutdown took longer than ${deadlineMs / 1000} s, exiting anyway`);
         process.exit(1);
       }, deadlineMs).unref();
-      // The database goes last: the requests and jobs still running need it until they finish.
+      // The database goes last: the requests and jobs still running need it until they finish. The spans of all
+      // that are sent after it.
       stop()
         .then(() => embedded?.stop())
+        .then(() => tracing().shutdown())
         .then(
           () => {
             logger.info('stopped');

@@ -103,6 +103,19 @@ export const SETTINGS = {
     default: '127.0.0.1',
     doc: 'Address of the metrics listener: loopback unless a scraper elsewhere needs it (`0.0.0.0` in a container).',
   }),
+  otelExporterOtlpEndpoint: setting<string | undefined>({
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    parse: url({ protocols: ['http', 'https'] }),
+    default: undefined,
+    defaultDoc: 'unset (off)',
+    doc: 'OpenTelemetry collector for traces (OTLP/HTTP, JSON), e.g. `http://collector:4318`. Unset: no tracing, no OpenTelemetry module loaded. The standard `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_*` variables apply.',
+  }),
+  otelServiceName: setting({
+    env: 'OTEL_SERVICE_NAME',
+    parse: text(),
+    default: 'tollgate',
+    doc: "The traces' `service.name`.",
+  }),
   databaseUrl: setting<string | undefined>({
     env: 'DATABASE_URL',
     parse: text({
@@ -455,7 +468,7 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
 ];
 
 /**
- * Settings that are allowed but weaken a deployment, each returning the warning logged once at start (main.ts), naming
+ * Settings that are allowed but weaken a deployment, each returning the warning logged once at start (server-main.ts), naming
  * its variable, or nothing.
  */
 export const ADVISORIES: ReadonlyArray<(config: AppConfig) => string | undefined> = [

@@ -23,6 +23,7 @@ import {
   zeroAddress,
 } from 'viem';
 import type { SignerRecovery } from './signer-recovery.js';
+import { tracedTransport } from '../../tracing/traced-transport.js';
 
 export type SignatureVerdict = 'valid' | 'invalid' | 'unverifiable';
 
@@ -81,7 +82,10 @@ export class WalletSignatureVerifier {
     this.recovery = options.recovery;
     this.client = options.rpcUrl
       ? createPublicClient({
-          transport: http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
+          transport: tracedTransport(
+            http(options.rpcUrl, { timeout: options.timeoutMs, retryCount: 0 }),
+            options.rpcUrl,
+          ),
           // A wallet contract could otherwise revert with OffchainLookup and make us fetch any URL it names.
           ccipRead: false,
         })

@@ -1,13 +1,19 @@
 import type { LoggerService } from '@nestjs/common';
 import type { onResponseHookHandler } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { tracing } from '../../tracing/tracing.js';
 
 /**
  * One pino logger for the process: Fastify uses it for request logs, Nest for its own messages. Credentials never
  * reach a log line: the paths that could carry them are redacted here, and nothing logs request bodies.
+ *
+ * With tracing on, a line written while a span is active carries its `traceId` and `spanId`; without, no mixin is
+ * installed (pino calls one for every line).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const traces = tracing();
   const options: LoggerOptions = {
+    ...(traces.enabled ? { mixin: () => traces.logFields() } : {}),
     level,
     base: { service: 'tollgate' },
     timestamp: pino.stdTimeFunctions.isoTime,

@@ -17,6 +17,7 @@ import type {
   RenewalPaymentRequest,
 } from './payment-gateway.js';
 import { PaymentErrors } from './payment.errors.js';
+import { tracedTransport } from '../../tracing/traced-transport.js';
 
 /**
  * `PAYMENT_GATEWAY=erc20`: the subscriber pays in an ERC-20 token on chain and renews with the transaction's hash.
@@ -35,7 +36,10 @@ export class Erc20PaymentGateway implements PaymentGateway {
     timeoutMs: number,
   ) {
     this.client = createPublicClient({
-      transport: http(settings.rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+      transport: tracedTransport(
+        http(settings.rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+        settings.rpcUrl,
+      ),
       // The block number decides confirmations: it must be read afresh, not from viem's 4-second cache.
       cacheTime: 0,
       ccipRead: false,

@@ -3,6 +3,7 @@ import type { Address } from '../../common/address/wallet-address.js';
 import { Database } from '../../database/database.service.js';
 import { EventOutbox } from '../../events/event-outbox.service.js';
 import { Metrics } from '../../metrics/metrics.service.js';
+import { tracing } from '../../tracing/tracing.js';
 import type { WebhookDeliveryStatus } from '../webhook-delivery.entity.js';
 import { WebhookErrors } from '../webhooks.errors.js';
 import { GuardedHttpClient, type DeliveryOutcome } from './guarded-http.client.js';
@@ -136,7 +137,7 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
       secrets: delivery.secrets,
       attemptedAt,
     });
-    const outcome = await this.client.post(delivery.url, delivery.payload, headers);
+    const outcome = await this.send(delivery, mode, headers);
     const isTest = delivery.eventType === TEST_EVENT_TYPE;
     let status: WebhookDeliveryStatus;
     if (mode === 'scheduled' && !isTest && outcome.success) {
@@ -166,6 +167,37 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
       error: outcome.error,
       status,
     };
+  }
+
+  /**
+   * One request to the receiver, in a span of its own when tracing is on; the receiver gets that span's
+   * `traceparent`, so its own spans join the trace.
+   */
+  private send(
+    delivery: ClaimedDelivery,
+    mode: AttemptMode,
+    headers: Record<string, string>,
+  ): Promise<DeliveryOutcome> {
+    const traces = tracing();
+    if (!traces.enabled) return this.client.post(delivery.url, delivery.payload, headers);
+    const attributes = {
+      'http.request.method': 'POST',
+      'server.address': new URL(delivery.url).hostname,
+      'tollgate.webhook.delivery_id': delivery.id,
+      'tollgate.webhook.event_type': delivery.eventType,
+      'tollgate.webhook.attempt': delivery.attemptCount + 1,
+      'tollgate.webhook.mode': mode,
+    };
+    return traces.inClientSpan('webhook delivery', attributes, async (span) => {
+      const outcome = await this.client.post(delivery.url, delivery.payload, {
+        ...headers,
+        ...traces.propagationHeaders(),
+      });
+      if (outcome.statusCode !== null)
+        span.setAttributes({ 'http.response.status_code': outcome.statusCode });
+      if (!outcome.success) span.fail(outcome.error ?? 'failed');
+      return outcome;
+    });
   }
 }
 
