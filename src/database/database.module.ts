@@ -15,8 +15,6 @@ import { DATABASE_OPTIONS, Database } from './database.service.js';
 import { PG_POOL, pgPoolProvider } from './pg-pool.js';
 import { DatabasePoolMetrics } from './pool-metrics.js';
 
-const START_TIMEOUT = Symbol('DATABASE_START_TIMEOUT');
-
 export interface DatabaseModuleOptions extends DatabaseConnectionOptions {
   /** How long the start retries a database it cannot connect to (retryConnecting); 0 or unset: no retry. */
   startTimeoutMs?: number;
@@ -28,14 +26,13 @@ export interface DatabaseModuleOptions extends DatabaseConnectionOptions {
 export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(START_TIMEOUT) private readonly startTimeoutMs: number,
+    @Inject(DATABASE_OPTIONS) private readonly options: DatabaseModuleOptions,
   ) {}
 
   static forRoot(options: DatabaseModuleOptions): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
-        { provide: START_TIMEOUT, useValue: options.startTimeoutMs ?? 0 },
         DatabaseAvailability,
         pgPoolProvider(options),
         { provide: DATABASE_OPTIONS, useValue: options },
@@ -50,10 +47,19 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
   // it) instead of listening and answering 503s; until then it retries (not up yet, no connection slot left).
   async onModuleInit(): Promise<void> {
     const logger = new Logger('Database');
-    await retryConnecting(() => this.pool.query('SELECT 1'), {
-      withinMs: this.startTimeoutMs,
-      onRetry: (retry) => logger.warn(startRetryLine(retry)),
-    });
+    const { rows } = await retryConnecting(
+      () => this.pool.query<{ statement_timeout: string }>('SHOW statement_timeout'),
+      { withinMs: this.options.startTimeoutMs ?? 0, onRetry: (retry) => logger.warn(startRetryLine(retry)) },
+    );
+    // Behind a transaction pooler only transactions set their own timeout (SET LOCAL); a single statement has the
+    // server's default, which only the operator can set.
+    if (this.options.pooler === 'transaction' && rows[0]?.statement_timeout === '0') {
+      logger.warn(
+        'DATABASE_POOLER=transaction: statements outside a transaction run without a statement timeout, as the ' +
+          "server's default is none: set one for the role, ALTER ROLE <role> SET statement_timeout = '15s' " +
+          '(docs/operations.md, "Connection budget and PgBouncer")',
+      );
+    }
   }
 
   // After the HTTP server has stopped and the workers with it: nothing needs a connection any more.
