@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { freePort } from '../src/common/net/free-port.js';
 import { http } from './utils/http.js';
 import { sleep, until } from './utils/receiver.js';
 import { spawnServiceProcess, type ServiceProcess } from './utils/service-process.js';
@@ -13,6 +14,7 @@ describe('a connection budget exceeded', () => {
   let admin: pg.Client;
   let url: string;
   let service: ServiceProcess | undefined;
+  let metricsUrl: string;
 
   const asRole = (): pg.Client => new pg.Client({ connectionString: url });
 
@@ -39,7 +41,14 @@ describe('a connection budget exceeded', () => {
   it('retries at start while no slot is free, saying so, and starts once one is', async () => {
     const holder = asRole();
     await holder.connect();
-    service = await spawnServiceProcess({ DATABASE_URL: url, DATABASE_POOL_SIZE: '1', LOG_LEVEL: 'info' });
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    service = await spawnServiceProcess({
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: '1',
+      LOG_LEVEL: 'info',
+      METRICS_PORT: String(metricsPort),
+    });
     const output = (): string => service!.output.join('');
     await until(
       () => /no connection slot left/.test(output()),
@@ -84,6 +93,11 @@ describe('a connection budget exceeded', () => {
         .split('\n')
         .filter((line) => line.includes('cannot be reached'));
       for (const line of outages) expect(line).toContain('administrator command');
+      const metrics = await (await fetch(metricsUrl)).text();
+      const refused = /^tollgate_db_connection_failures_total\{reason="too_many_connections"\} (\d+)$/m.exec(
+        metrics,
+      );
+      expect(Number(refused?.[1])).toBeGreaterThan(0);
     } finally {
       await admin.query(`ALTER ROLE ${role} CONNECTION LIMIT 1`);
     }
