@@ -3,6 +3,8 @@ import { freePort } from '../src/common/net/free-port.js';
 import { http } from './utils/http.js';
 import { sleep, until } from './utils/receiver.js';
 import { spawnServiceProcess, type ServiceProcess } from './utils/service-process.js';
+import { startTcpProxy } from './utils/tcp-proxy.js';
+import { workerDatabaseUrl } from './utils/test-database.js';
 
 /**
  * A role whose CONNECTION LIMIT stands for a server with every slot taken: PostgreSQL refuses it with the same
@@ -100,6 +102,58 @@ describe('a connection budget exceeded', () => {
       expect(Number(refused?.[1])).toBeGreaterThan(0);
     } finally {
       await admin.query(`ALTER ROLE ${role} CONNECTION LIMIT 1`);
+    }
+  });
+});
+
+describe('a database not up yet at start', () => {
+  it('is retried with backoff, logged as unreachable, until it answers; the process does not exit', async () => {
+    const direct = new URL(await workerDatabaseUrl());
+    const proxy = await startTcpProxy(direct.hostname, Number(direct.port));
+    await proxy.cut();
+    const service = await spawnServiceProcess({
+      DATABASE_URL: proxy.url(direct.toString()),
+      LOG_LEVEL: 'info',
+    });
+    try {
+      const retries = (): string[] =>
+        service.output
+          .join('')
+          .split('\n')
+          .filter((line) => line.includes('the database cannot be reached yet'));
+      await until(() => retries().length >= 2, 30_000, 'two retries of the unreachable database');
+      expect(retries()[0]).toMatch(/ECONNREFUSED.*retrying in \d+\.\d s, giving up in \d+ s/);
+      expect(service.child.exitCode).toBeNull();
+      await proxy.restore();
+      await until(
+        async () => {
+          try {
+            return (await fetch(`${service.url}/health/ready`)).ok;
+          } catch {
+            return false;
+          }
+        },
+        60_000,
+        'the service ready once the database answers',
+      );
+    } finally {
+      await service.kill();
+      await proxy.close();
+    }
+  });
+
+  it('gives up after DATABASE_START_TIMEOUT_MS with exit 1', async () => {
+    const proxy = await startTcpProxy('127.0.0.1', 9);
+    await proxy.cut();
+    const service = await spawnServiceProcess({
+      DATABASE_URL: proxy.url('postgres://nobody@127.0.0.1:9/none'),
+      DATABASE_START_TIMEOUT_MS: '1500',
+    });
+    try {
+      expect(await service.exited).toBe(1);
+      expect(service.output.join('')).toContain('applying the migrations failed');
+    } finally {
+      await proxy.close();
     }
   });
 });
