@@ -23,7 +23,12 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.databasePoolSize }),
+        DatabaseModule.forRoot({
+          url: config.databaseUrl,
+          poolSize: config.databasePoolSize,
+          pooler: config.databasePooler,
+          startTimeoutMs: config.databaseStartTimeoutMs,
+        }),
         CacheModule,
         MetricsModule,
         HealthModule,

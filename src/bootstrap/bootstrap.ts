@@ -9,6 +9,7 @@ import {
   startEmbeddedPostgres,
   type EmbeddedDatabase,
 } from '../database/embedded-postgres.js';
+import { retryConnecting, startRetryLine } from '../database/connect-retry.js';
 import { runMigrations } from '../database/migrate.js';
 import { startMetricsServer, type MetricsServer, type MetricsSource } from '../metrics/metrics-server.js';
 import { endOfLifeWarning } from './node-line.js';
@@ -121,7 +122,11 @@ export async function bootstrap(options: BootstrapOptions): Promise<Runtime> {
   };
   if (options.migrate) {
     try {
-      const applied = await runMigrations(databaseUrl);
+      const url = databaseUrl;
+      const applied = await retryConnecting(() => runMigrations(url, config.databasePooler), {
+        withinMs: config.databaseStartTimeoutMs,
+        onRetry: (retry) => logger.warn({ reason: retry.reason }, startRetryLine(retry)),
+      });
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     } catch (error) {
       logger.fatal({ err: error }, 'applying the migrations failed');

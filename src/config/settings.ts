@@ -129,7 +129,19 @@ export const SETTINGS = {
     env: 'DATABASE_POOL_SIZE',
     parse: integer({ min: 1, max: 500 }),
     default: 10,
-    doc: 'Connections per process.',
+    doc: "Connections per process, at most: keep it times the processes under `max_connections` (or the pooler's `max_client_conn`), docs/operations.md.",
+  }),
+  databasePooler: setting<'none' | 'transaction'>({
+    env: 'DATABASE_POOLER',
+    parse: oneOf(['none', 'transaction']),
+    default: 'none',
+    doc: '`transaction` when `DATABASE_URL` leads to a pooler in transaction mode (PgBouncer `pool_mode = transaction`): no statement timeout as a startup parameter (each transaction sets its own), no named prepared statements. `none`: PostgreSQL itself or a session-mode pooler.',
+  }),
+  databaseStartTimeoutMs: setting({
+    env: 'DATABASE_START_TIMEOUT_MS',
+    parse: integer({ min: 0, max: 3_600_000 }),
+    default: 60_000,
+    doc: 'How long a starting process retries, with backoff, a database it cannot connect to (not up yet, no connection slot left) before it exits 1. `0`: no retry.',
   }),
   dataDir: setting({
     env: 'DATA_DIR',

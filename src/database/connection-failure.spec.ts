@@ -1,4 +1,4 @@
-import { isConnectionFailure } from './connection-failure.js';
+import { connectionFailureReason, isConnectionFailure } from './connection-failure.js';
 
 const withCode = (code: string, message = 'failed'): Error => Object.assign(new Error(message), { code });
 
@@ -27,5 +27,37 @@ describe('isConnectionFailure', () => {
     ['not an error', 'ECONNREFUSED'],
   ])('leaves %s alone', (_name, error) => {
     expect(isConnectionFailure(error)).toBe(false);
+  });
+});
+
+describe('connectionFailureReason', () => {
+  it.each([
+    ['PostgreSQL out of slots (53300)', withCode('53300', 'sorry, too many clients already')],
+    [
+      'the slots left to superusers (53300)',
+      withCode('53300', 'remaining connection slots are reserved for non-replication superuser connections'),
+    ],
+    [
+      'the same words without a code',
+      new Error('remaining connection slots are reserved for roles with the SUPERUSER attribute'),
+    ],
+    ["PgBouncer's client limit", withCode('08P01', 'no more connections allowed (max_client_conn)')],
+    ["PgBouncer's pool wait", withCode('08P01', 'query_wait_timeout')],
+    ['a wrapped refusal', new Error('outer', { cause: withCode('53300') })],
+  ])('tells %s as too_many_connections, still a connection failure', (_name, error) => {
+    expect(connectionFailureReason(error)).toBe('too_many_connections');
+    expect(isConnectionFailure(error)).toBe(true);
+  });
+
+  it.each([
+    ['a refused connection', withCode('ECONNREFUSED')],
+    ['a fast stop', withCode('57P01')],
+    ['a broken connection', new Error('Connection terminated unexpectedly')],
+  ])('tells %s as unreachable', (_name, error) => {
+    expect(connectionFailureReason(error)).toBe('unreachable');
+  });
+
+  it('leaves a statement error alone', () => {
+    expect(connectionFailureReason(withCode('23505'))).toBeUndefined();
   });
 });

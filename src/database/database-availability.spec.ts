@@ -43,4 +43,25 @@ describe('DatabaseAvailability', () => {
     expect(availability.available).toBe(true);
     expect(lines).toHaveLength(2);
   });
+
+  it('logs slot exhaustion as such, at most once per interval with a count, and not as an outage', () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      const availability = new DatabaseAvailability();
+      const refused = Object.assign(new Error('sorry, too many clients already'), { code: '53300' });
+      for (let i = 0; i < 30; i++) availability.lost(refused);
+      expect(availability.available).toBe(true);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('no connection slot left');
+      expect(lines[0]).not.toContain('cannot be reached');
+      jest.advanceTimersByTime(10_000);
+      availability.lost(refused);
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toContain('30 refused since the last such line');
+      availability.lost(new Error('connect ECONNREFUSED'));
+      expect(availability.failures).toEqual({ unreachable: 1, too_many_connections: 31 });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

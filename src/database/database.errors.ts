@@ -3,14 +3,20 @@ import { ApiError } from '../common/errors/api-error.js';
 
 /** The database's own error codes: every route that reads or writes may answer them (docs/operations.md). */
 export const DatabaseErrors = {
-  /** The connection failed before anything was committed. Retryable: an Idempotency-Key is not kept for it. */
-  unavailable: () =>
-    new ApiError(
-      HttpStatus.SERVICE_UNAVAILABLE,
-      'database_unavailable',
-      'The database cannot be reached right now; nothing was changed. Try again shortly',
-      {},
-      { retryable: true },
+  /**
+   * The connection failed before anything was committed. Retryable: an Idempotency-Key is not kept for it. `cause`,
+   * the driver's error, stays on the server (the health check tells an outage from a full server by it).
+   */
+  unavailable: (cause?: unknown) =>
+    Object.assign(
+      new ApiError(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'database_unavailable',
+        'The database cannot be reached right now; nothing was changed. Try again shortly',
+        {},
+        { retryable: true },
+      ),
+      { cause },
     ),
   /** The connection broke while COMMIT was on its way: the server may have applied it or not. */
   commitOutcomeUnknown: () =>

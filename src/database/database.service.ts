@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import { isConnectionFailure } from './connection-failure.js';
+import { STATEMENT_TIMEOUT_MS, type DatabaseConnectionOptions } from './data-source.js';
 import { DatabaseAvailability } from './database-availability.js';
 import { DatabaseErrors } from './database.errors.js';
 import { PG_POOL } from './pg-pool.js';
-import { sql, type Sql } from './sql.js';
+import { raw, type Sql } from './sql.js';
 
 export interface SqlResult<Row> {
   rows: Row[];
@@ -18,7 +19,9 @@ export interface SqlExecutor {
   run<Row extends QueryResultRow = QueryResultRow>(statement: Sql): Promise<SqlResult<Row>>;
   /**
    * `run` as a named prepared statement: parsed and planned once per connection instead of on every call. For
-   * fixed SQL on hot paths only (each name must always carry the same text; only the values may change).
+   * fixed SQL on hot paths only (each name must always carry the same text; only the values may change). Behind a
+   * transaction pooler it is `run`: a statement prepared on one server connection is missing on the next, and
+   * PgBouncer before 1.21 does not track them.
    */
   runPrepared<Row extends QueryResultRow = QueryResultRow>(
     name: string,
@@ -31,11 +34,17 @@ interface QueryRunner {
   query<Row extends QueryResultRow>(config: QueryConfig): Promise<QueryResult<Row>>;
 }
 
+/** The token of how the pool connects (its `DatabaseConnectionOptions`); PostgreSQL itself when not provided. */
+export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
+
+export type DatabaseOptions = Pick<DatabaseConnectionOptions, 'pooler' | 'statementTimeoutMs'>;
+
 /**
- * An executor on `runner`: plain statements, and named ones prepared once per connection. A connection-level
- * failure becomes 503 `database_unavailable`; every outcome tells `availability` whether the database answers.
+ * An executor on `runner`: plain statements, and named ones prepared once per connection (unless `named` is false).
+ * A connection-level failure becomes 503 `database_unavailable`; every outcome tells `availability` whether the
+ * database answers.
  */
-function executorOn(runner: QueryRunner, availability: DatabaseAvailability): SqlExecutor {
+function executorOn(runner: QueryRunner, availability: DatabaseAvailability, named: boolean): SqlExecutor {
   const run = async <Row extends QueryResultRow>(config: QueryConfig): Promise<SqlResult<Row>> => {
     const generation = availability.generation;
     let result: QueryResult<Row>;
@@ -49,7 +58,8 @@ function executorOn(runner: QueryRunner, availability: DatabaseAvailability): Sq
   };
   return {
     run: (statement) => run({ text: statement.text, values: statement.values }),
-    runPrepared: (name, statement) => run({ name, text: statement.text, values: statement.values }),
+    runPrepared: (name, statement) =>
+      run({ ...(named && { name }), text: statement.text, values: statement.values }),
   };
 }
 
@@ -62,23 +72,36 @@ function unavailableOr(
 ): unknown {
   if (!isConnectionFailure(error)) return error;
   availability.lost(error, generation);
-  return committing ? DatabaseErrors.commitOutcomeUnknown() : DatabaseErrors.unavailable();
+  return committing ? DatabaseErrors.commitOutcomeUnknown() : DatabaseErrors.unavailable(error);
 }
 
 /**
  * Thin access to PostgreSQL for the repositories. TypeORM owns the schema (entities, migrations); queries go
  * straight to the `pg` pool, which gives predictable result shapes for `UPDATE … RETURNING` and keeps the hot
  * paths free of the ORM's per-query overhead.
+ *
+ * Nothing here outlives a transaction on its connection (no session `SET`, advisory lock, `LISTEN` or temporary
+ * table), so a transaction pooler may hand each transaction to another server connection.
  */
 @Injectable()
 export class Database implements SqlExecutor {
   private readonly onPool: SqlExecutor;
+  private readonly named: boolean;
+  /** What opens a transaction: behind a transaction pooler it also sets the statement timeout, in the same trip. */
+  private readonly begin: string;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly availability: DatabaseAvailability,
+    @Optional() @Inject(DATABASE_OPTIONS) options: DatabaseOptions = {},
   ) {
-    this.onPool = executorOn(pool, availability);
+    const { pooler = 'none', statementTimeoutMs = STATEMENT_TIMEOUT_MS } = options;
+    this.named = pooler === 'none';
+    this.onPool = executorOn(pool, availability, this.named);
+    // One simple-protocol message, one round trip: SET LOCAL lasts until this transaction ends, on whichever server
+    // connection the pooler gave it.
+    this.begin =
+      pooler === 'none' ? 'BEGIN' : `BEGIN; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
   }
 
   run<Row extends QueryResultRow = QueryResultRow>(statement: Sql): Promise<SqlResult<Row>> {
@@ -107,9 +130,9 @@ export class Database implements SqlExecutor {
       broken = true;
     };
     client.on('error', onError);
-    const tx = executorOn(client, this.availability);
+    const tx = executorOn(client, this.availability, this.named);
     try {
-      await tx.run(sql`BEGIN`);
+      await tx.run(raw(this.begin));
       const result = await work(tx);
       const committing = this.availability.generation;
       try {

@@ -1,14 +1,20 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { Counter } from 'prom-client';
 import { Metrics } from '../metrics/metrics.service.js';
+import { DatabaseAvailability } from './database-availability.js';
 import { PG_POOL } from './pg-pool.js';
 
-/** The application pool's connections and the queries waiting for one, read when scraped. */
+/**
+ * The application pool's connections, the queries waiting for one, and its connection-level failures by reason,
+ * read when scraped.
+ */
 @Injectable()
 export class DatabasePoolMetrics implements OnModuleInit {
   constructor(
     private readonly metrics: Metrics,
     @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   onModuleInit(): void {
@@ -39,5 +45,18 @@ export class DatabasePoolMetrics implements OnModuleInit {
         set(this.pool.waitingCount, { state: 'waiting' });
       },
     );
+    const { failures } = this.availability;
+    const counter: Counter<'reason'> = new Counter({
+      name: 'tollgate_db_connection_failures_total',
+      help:
+        'Statements and connections that failed at the connection level, by reason: unreachable (the database is ' +
+        'down or cut off) or too_many_connections (no connection slot left: the connection budget is exceeded).',
+      labelNames: ['reason'],
+      registers: [this.metrics.registry],
+      collect() {
+        counter.reset();
+        for (const [reason, count] of Object.entries(failures)) counter.inc({ reason }, count);
+      },
+    });
   }
 }

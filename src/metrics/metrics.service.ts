@@ -88,7 +88,13 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         gauge.reset();
-        await collect((value, labels) => (labels ? gauge.set(labels, value) : gauge.set(value)));
+        try {
+          await collect((value, labels) => (labels ? gauge.set(labels, value) : gauge.set(value)));
+        } catch {
+          // A gauge read from the database has no value while it cannot be read (an outage, no connection slot:
+          // logged by the database module); the scrape still serves the others, those that tell why among them.
+          gauge.reset();
+        }
       },
     });
   }
