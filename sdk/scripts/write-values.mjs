@@ -3,6 +3,7 @@
 // order and is checked against the generated schema both ways, so a stale file fails the type-check.
 // Arguments: [document] [output] (tests).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { format, resolveConfig } from 'prettier';
 
@@ -53,5 +54,7 @@ type _WebhookFilters = Assert<
 >;
 `;
 
-const options = { ...(await resolveConfig(output)), filepath: output };
+// The repository's formatting wherever the output goes, so the file passes \`prettier --check\`.
+const config = await resolveConfig(fileURLToPath(new URL('../src/values.ts', import.meta.url)));
+const options = { ...config, filepath: output };
 writeFileSync(output, await format(source, options));
