@@ -45,6 +45,7 @@ export {
   type VerifyWebhookOptions,
 } from './webhooks.js';
 export type { paths, components, operations } from './schema.js';
+export { SCOPES, EVENT_TYPES } from './values.js';
 
 import type { components } from './schema.js';
 /** A schema of the API by name, e.g. `Schema<'SubscriptionDto'>`. */

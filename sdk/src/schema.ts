@@ -482,7 +482,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, `subscription.expiring`, `api_key.expiring`, `api_key.expired`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -553,7 +553,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, `subscription.expiring`, `api_key.expiring`, `api_key.expired`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1088,7 +1088,7 @@ export interface components {
              * @example subscription.expiring
              * @enum {string}
              */
-            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired";
+            type: "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
         };
         FieldProblemDto: {
             /**
@@ -1363,7 +1363,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+            events?: ("*" | "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1403,7 +1403,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+            events: ("*" | "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1980,7 +1980,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+            events: ("*" | "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -3117,7 +3117,7 @@ export interface operations {
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+                type?: ("subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
                 /** @description Only events at or after this instant (ISO 8601 with a time zone). */
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */

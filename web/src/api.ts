@@ -5,6 +5,8 @@
  */
 import {
   createTollgateClient,
+  EVENT_TYPES,
+  SCOPES,
   TollgateConnectionError,
   TollgateError,
   unwrap,
@@ -15,21 +17,11 @@ import {
 export { TollgateError as ApiError };
 
 /**
- * The members of a union type from the client's schema as a list the page can show, checked by the compiler both
- * ways: a value the schema does not have, or a member of the schema left out, fails `npm run typecheck` (the
- * schema has types only, no runtime values). The list's order is the order shown.
+ * The lists the page shows come from the client, generated from the API document in its order: every scope, and every
+ * event type by subject, each in the order of its life (the Events tab's filter, the webhook form's checkboxes).
  */
-function membersOf<Union extends string>() {
-  return <const Values extends readonly Union[]>(
-    values: Values &
-      ([Exclude<Union, Values[number]>] extends [never]
-        ? unknown
-        : { missing: Exclude<Union, Values[number]> }),
-  ): Values => values;
-}
-
+export { EVENT_TYPES, SCOPES };
 export type Scope = Schema<'CreateApiKeyDto'>['scopes'][number];
-export const SCOPES = membersOf<Scope>()(['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL']);
 
 export type Session = Schema<'CurrentSessionDto'>;
 export type Subscription = Schema<'SubscriptionDto'>;
@@ -55,24 +47,9 @@ export type NewPlan = Schema<'CreatePlanDto'>;
 export type PlanChanges = Schema<'UpdatePlanDto'>;
 export type TollgateEvent = Schema<'EventDto'>;
 export type EventType = TollgateEvent['type'];
-/**
- * Every type GET /events lists, by subject and in the order of a subscription's or a key's life: the Events tab's
- * filter and the webhook form's checkboxes offer them in this order.
- */
-export const EVENT_TYPES = membersOf<EventType>()([
-  'subscription.renewed',
-  'subscription.expiring',
-  'subscription.canceled',
-  'subscription.expired',
-  'api_key.created',
-  'api_key.expiring',
-  'api_key.expired',
-  'api_key.revoked',
-  'webhook.test',
-]);
 export type WebhookEvent = NonNullable<Schema<'SaveWebhookDto'>['events']>[number];
-/** A webhook can ask for each of them: the same list, checked against the webhook filter's own type. */
-export const WEBHOOK_EVENTS = membersOf<Exclude<WebhookEvent, '*'>>()(EVENT_TYPES);
+/** A webhook can ask for each event type (the client checks the lists against each other). */
+export const WEBHOOK_EVENTS: readonly Exclude<WebhookEvent, '*'>[] = EVENT_TYPES;
 type EventQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
 const client = createTollgateClient({ baseUrl: window.location.origin, credentials: 'same-origin' });

@@ -6,6 +6,7 @@ export { signIn, DEFAULT_SIGN_IN_CHAIN_ID, type SignedIn, type SignInOptions, ty
 export { SignInMessageError, type SignInMessageCode } from './siwe.js';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookHeaders, type WebhookVerificationCode, type VerifyWebhookOptions, } from './webhooks.js';
 export type { paths, components, operations } from './schema.js';
+export { SCOPES, EVENT_TYPES } from './values.js';
 import type { components } from './schema.js';
 /** A schema of the API by name, e.g. `Schema<'SubscriptionDto'>`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];

@@ -5,3 +5,4 @@ export { TollgateError, TollgateConnectionError, TollgateTimeoutError, isTollgat
 export { signIn, DEFAULT_SIGN_IN_CHAIN_ID, } from './sign-in.js';
 export { SignInMessageError } from './siwe.js';
 export { verifyWebhook, WebhookVerificationError, } from './webhooks.js';
+export { SCOPES, EVENT_TYPES } from './values.js';
