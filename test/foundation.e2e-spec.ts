@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as yaml from 'js-yaml';
 import { startTestApp, type TestApp } from './utils/test-app.js';
+import { OPENAPI_VERSION } from '../src/openapi/openapi.js';
 
 describe('foundation over HTTP', () => {
   let t: TestApp;
@@ -82,28 +83,28 @@ describe('foundation over HTTP', () => {
     expect(await css.text()).toContain('.swagger-ui');
   });
 
-  it('serves the OpenAPI document as YAML and JSON, version 1.0.0', async () => {
+  it('serves the OpenAPI document as YAML and JSON, of the API version the code declares', async () => {
     const yamlResponse = await fetch(`${t.url}/docs/openapi.yaml`);
     expect(yamlResponse.status).toBe(200);
     const fromYaml = yaml.load(await yamlResponse.text()) as Record<string, any>;
     const fromJson = (await (await fetch(`${t.url}/docs/openapi.json`)).json()) as any;
     expect(fromYaml).toEqual(fromJson);
     expect(fromJson.openapi).toMatch(/^3\.0\./);
-    expect(fromJson.info.version).toBe('1.0.0');
+    expect(fromJson.info.version).toBe(OPENAPI_VERSION);
     expect(Object.keys(fromJson.components.securitySchemes).sort()).toEqual(['apiKey', 'cookie', 'jwt']);
     expect(fromJson.paths['/health'].get.operationId).toBe('getHealth');
   });
 });
 
 describe('docs/openapi.yaml', () => {
-  it('is a valid OpenAPI 3.0 document, version 1.0.0', async () => {
+  it('is a valid OpenAPI 3.0 document, of the API version the code declares', async () => {
     const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
     const api = (await SwaggerParser.validate('docs/openapi.yaml')) as {
       openapi: string;
       info: { version: string };
     };
     expect(api.openapi).toMatch(/^3\.0\./);
-    expect(api.info.version).toBe('1.0.0');
+    expect(api.info.version).toBe(OPENAPI_VERSION);
   });
 
   it('is the document the code generates (run `npm run openapi` after changing a route or DTO)', async () => {
