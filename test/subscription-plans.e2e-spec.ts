@@ -150,4 +150,59 @@ describe('subscriptions on plans', () => {
     });
     expect(other).toMatchObject({ status: 400, body: { details: { code: 'idempotency_key_reused' } } });
   });
+
+  it('tells of each change of features with entitlements.updated, and names the plan in subscription.renewed', async () => {
+    const wallet = await login(t.url);
+    const events = async (type: string) =>
+      (await api.get(`/events?type=${type}`, { token: wallet.token })).body as {
+        data: Record<string, unknown>;
+      }[];
+    // `default` has no features: subscribing to it changes none.
+    expect((await renew(wallet)).status).toBe(200);
+    expect(await events('entitlements.updated')).toEqual([]);
+    expect(
+      (await api.post('/subscriptions/cancel', { token: wallet.token, body: { immediate: true } })).status,
+    ).toBe(200);
+    expect(await events('entitlements.updated')).toEqual([]);
+
+    const subscribed = await renew(wallet, { plan: 'pro' });
+    expect(subscribed.status).toBe(200);
+    const renewed = await events('subscription.renewed');
+    expect(renewed[0]!.data).toMatchObject({ plan: { id: 'pro', name: 'Pro' }, features: PRO.features });
+    expect((await events('entitlements.updated')).map((event) => event.data)).toEqual([
+      { address: wallet.address, plan: { id: 'pro', name: 'Pro' }, features: PRO.features },
+    ]);
+    // A renewal on the same plan changes no feature.
+    expect((await renew(wallet)).status).toBe(200);
+    expect(await events('entitlements.updated')).toHaveLength(1);
+
+    expect(
+      (await api.post('/subscriptions/cancel', { token: wallet.token, body: { immediate: true } })).status,
+    ).toBe(200);
+    const updated = await events('entitlements.updated');
+    expect(updated.map((event) => event.data)).toEqual([
+      { address: wallet.address, plan: { id: 'pro', name: 'Pro' }, features: [] },
+      { address: wallet.address, plan: { id: 'pro', name: 'Pro' }, features: PRO.features },
+    ]);
+  });
+
+  it('ends the features when a period runs out, once (the expiry sweep)', async () => {
+    const wallet = await login(t.url);
+    const quick = { id: 'quick', name: 'Quick', periodSeconds: 2, pricePerPeriod: '0', features: ['fast'] };
+    expect((await api.post('/plans', { token: operator.token, body: quick })).status).toBe(200);
+    expect((await renew(wallet, { plan: 'quick' })).status).toBe(200);
+    const updates = async () =>
+      (
+        (await api.get('/events?type=entitlements.updated', { token: wallet.token })).body as {
+          data: unknown;
+        }[]
+      ).map((event) => event.data);
+    const deadline = Date.now() + 20_000;
+    while ((await updates()).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 500));
+    expect(await updates()).toEqual([
+      { address: wallet.address, plan: { id: 'quick', name: 'Quick' }, features: [] },
+      { address: wallet.address, plan: { id: 'quick', name: 'Quick' }, features: ['fast'] },
+    ]);
+  });
 });

@@ -484,7 +484,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, `subscription.expiring`, `api_key.expiring`, `api_key.expired`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, `subscription.expiring`, `api_key.expiring`, `api_key.expired`, `entitlements.updated`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -555,7 +555,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, `subscription.expiring`, `api_key.expiring`, `api_key.expired`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.canceled`, `subscription.expired`, `api_key.created`, `api_key.revoked`, `subscription.expiring`, `api_key.expiring`, `api_key.expired`, `entitlements.updated`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -991,6 +991,42 @@ export interface components {
              */
             status: "up" | "down";
         };
+        EntitlementsUpdatedDataDto: {
+            /**
+             * @description The wallet (EIP-55).
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The features in force from now on (empty: none).
+             * @example [
+             *       "api.calls"
+             *     ]
+             */
+            features: string[];
+            /** @description The subscription's plan. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+        };
+        EntitlementsUpdatedEventDto: {
+            data: components["schemas"]["EntitlementsUpdatedDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the features changed.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example entitlements.updated
+             * @enum {string}
+             */
+            type: "entitlements.updated";
+        };
         Erc20PlanDto: {
             /**
              * @description The chain to pay on (PAYMENT_CHAIN_ID).
@@ -1090,7 +1126,7 @@ export interface components {
              * @example subscription.expiring
              * @enum {string}
              */
-            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired";
+            type: "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired" | "entitlements.updated";
         };
         FieldProblemDto: {
             /**
@@ -1385,7 +1421,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+            events?: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired" | "entitlements.updated")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1425,7 +1461,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired" | "entitlements.updated")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -2101,7 +2137,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+            events: ("*" | "subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired" | "entitlements.updated")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -3238,7 +3274,7 @@ export interface operations {
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired")[];
+                type?: ("subscription.renewed" | "subscription.canceled" | "subscription.expired" | "api_key.created" | "api_key.revoked" | "webhook.test" | "subscription.expiring" | "api_key.expiring" | "api_key.expired" | "entitlements.updated")[];
                 /** @description Only events at or after this instant (ISO 8601 with a time zone). */
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'subscription.expiring',
   'api_key.expiring',
   'api_key.expired',
+  'entitlements.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -18,4 +19,6 @@ export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.canceled',
   'subscription.expired',
   'subscription.expiring',
+  // Derived from the subscription: an operator mirroring every wallet's subscription mirrors its features too.
+  'entitlements.updated',
 ];

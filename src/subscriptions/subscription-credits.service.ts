@@ -8,7 +8,7 @@ import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { TransferReference } from './payment/payment-gateway.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
-import { expiredEvent, renewedEvent } from './subscription-events.js';
+import { entitlementsEvent, expiredEvent, renewedEvent } from './subscription-events.js';
 import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
@@ -114,6 +114,10 @@ export class SubscriptionCredits {
     const plans = await this.plans.of(written.stored);
     const subscription = toSubscriptionDto(address, written.stored, written.now, plans);
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
+    const before = written.previous && (await this.plans.of(written.previous));
+    const was = before ? toSubscriptionDto(address, written.previous, written.now, before).features : [];
+    const entitlements = entitlementsEvent(was, subscription, written.now);
+    if (entitlements) await this.outbox.record(tx, entitlements);
     return subscription;
   }
 }

@@ -82,3 +82,26 @@ export function expiringEvent(
   };
   return { type: 'subscription.expiring', address: subscription.address, data: { ...data }, occurredAt: now };
 }
+
+/**
+ * `entitlements.updated` when the features in force changed from `before` to `after.features` (as sets), else null.
+ * Recorded in the transaction of the change that caused it.
+ */
+export function entitlementsEvent(
+  before: readonly string[],
+  after: Pick<SubscriptionDto, 'address' | 'plan' | 'features'>,
+  now: Date,
+): NewEvent | null {
+  const was = new Set(before);
+  if (was.size === after.features.length && after.features.every((feature) => was.has(feature))) return null;
+  return {
+    type: 'entitlements.updated',
+    address: after.address.toLowerCase(),
+    data: {
+      address: after.address,
+      plan: { id: after.plan.id, name: after.plan.name },
+      features: [...after.features],
+    },
+    occurredAt: now,
+  };
+}

@@ -130,6 +130,8 @@ interface LockedSubscription {
 /** A credit as written: the row after it, at the clock of its lock, and the period end it replaced. */
 export interface WrittenCredit {
   stored: StoredSubscription;
+  /** The row before the credit (null: none yet). */
+  previous: StoredSubscription | null;
   now: Date;
   previousPeriodEnd: Date | null;
   /**
@@ -261,7 +263,7 @@ export class SubscriptionsRepository {
       if (write.plan?.archived) throw PlanErrors.archived();
       const first = { planId, state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
       const stored = await this.runCredit(tx, 'insert', write, first);
-      if (stored !== null) return { stored, now, previousPeriodEnd: null, expired: null };
+      if (stored !== null) return { stored, previous: null, now, previousPeriodEnd: null, expired: null };
       // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
       ({ current, now } = await this.lock(tx, address));
       if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
@@ -284,7 +286,13 @@ export class SubscriptionsRepository {
       now,
       previousPeriodEnd,
     });
-    return { stored: stored!, now, previousPeriodEnd, expired: expiryDue ? current : null };
+    return {
+      stored: stored!,
+      previous: current,
+      now,
+      previousPeriodEnd,
+      expired: expiryDue ? current : null,
+    };
   }
 
   /**

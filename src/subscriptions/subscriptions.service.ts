@@ -14,7 +14,7 @@ import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subsc
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
 import { SubscriptionCredits } from './subscription-credits.service.js';
-import { canceledEvent } from './subscription-events.js';
+import { canceledEvent, entitlementsEvent } from './subscription-events.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
 import { historyDto, toSubscriptionDto } from './subscription-view.js';
@@ -173,6 +173,9 @@ export class SubscriptionsService {
             tx,
             canceledEvent(canceled, { address: target, now, previousPeriodEnd }, atOnce),
           );
+          // Only a cancel now ends the features; one at period end leaves them to the expiry.
+          const entitlements = atOnce ? entitlementsEvent(plans.plan.features, canceled, now) : null;
+          if (entitlements) await this.outbox.record(tx, entitlements);
         }
         await claim.complete(tx, canceled);
         return { subscription: canceled, changed: written.changed };

@@ -64,6 +64,7 @@ export const EVENT_TYPES = membersOf<EventType>()([
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',
+  'entitlements.updated',
   'api_key.created',
   'api_key.expiring',
   'api_key.expired',
