@@ -109,7 +109,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // Never subscriptions: they register whether a plan is in use through PlanUsage.
   plans: ['auth', 'common', 'config', 'database'],
   openapi: ['api-keys', 'auth', 'common', 'events', 'subscriptions', 'webhooks'],
-  subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics', 'tracing'],
+  subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics', 'plans', 'tracing'],
   // The facade only (tracing.ts); the OpenTelemetry SDK is loaded by the entry points alone.
   tracing: ['config'],
   webhooks: ['auth', 'common', 'config', 'database', 'events', 'metrics', 'tracing'],

@@ -61,6 +61,7 @@ const PLAUSIBLE: Record<string, unknown> = {
   features: ['api.calls'],
   trialSeconds: 604_800,
   archived: 'true',
+  plan: 'pro',
 };
 const FIELDS = Object.keys(PLAUSIBLE);
 

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',
+  'entitlements.updated',
   'api_key.created',
   'api_key.expiring',
   'api_key.expired',
@@ -22,4 +23,6 @@ export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',
+  // Derived from the subscription: an operator mirroring every wallet's subscription mirrors its features too.
+  'entitlements.updated',
 ];

@@ -18,6 +18,7 @@ import { NEXT_CURSOR_DESCRIPTION } from '../common/pagination/cursor-page.js';
 import {
   SubscriptionCanceledEventDto,
   SubscriptionExpiredEventDto,
+  EntitlementsUpdatedEventDto,
   SubscriptionRenewedEventDto,
 } from '../subscriptions/dto/subscription-webhook-events.dto.js';
 import { WebhookTestEventDto } from '../webhooks/dto/webhook-test-event.dto.js';
@@ -114,6 +115,11 @@ const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary:
   'subscription.expiring': [
     SubscriptionExpiringEventDto,
     'An active period ends within SUBSCRIPTION_EXPIRING_NOTICE_HOURS (once per period end).',
+  ],
+  'entitlements.updated': [
+    EntitlementsUpdatedEventDto,
+    "The wallet's features changed (a subscription to a plan with other features, its expiry, a cancel now), in " +
+      'the transaction of the change. Operators receive it for every address.',
   ],
 };
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PlansModule } from '../plans/plans.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { erc20PaymentSettings, paymentGatewayOf, type PaymentGatewayName } from '../config/settings.js';
@@ -15,6 +16,7 @@ import { SubscriptionRemindersRepository } from './reminders/subscription-remind
 import { SubscriptionCredits } from './subscription-credits.service.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
+import { SubscriptionPlanReader } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsController } from './subscriptions.controller.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
@@ -25,12 +27,14 @@ import { SubscriptionsService } from './subscriptions.service.js';
  * add periods in the caller's transaction, SubscriptionLookup to read a subscription. Nothing else is theirs to use.
  */
 @Module({
+  imports: [PlansModule],
   controllers: [SubscriptionsController],
   providers: [
     SubscriptionsService,
     SubscriptionsRepository,
     SubscriptionCredits,
     SubscriptionLookup,
+    SubscriptionPlanReader,
     SubscriptionReads,
     IdempotencyService,
     IdempotencyRepository,

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
     'subscription.expiring',
     'subscription.canceled',
     'subscription.expired',
+    'entitlements.updated',
     'api_key.created',
     'api_key.expiring',
     'api_key.expired',

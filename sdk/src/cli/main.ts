@@ -61,11 +61,12 @@ Needs viem (an optional peer dependency of @tollgate/client): npm install viem`,
     help: 'Prints the subscription of the signed-in wallet, or of an address (operators; also --address <a>).',
   },
   renew: {
-    usage: 'renew [--address <a>] [--tx-hash <0x…>] [--wait]',
+    usage: 'renew [--address <a>] [--plan <id>] [--tx-hash <0x…>] [--wait]',
     summary: 'pay for one more period',
     help: `Renews for one more period. Under the erc20 gateway, --tx-hash is the hash of the payment's transfer.
 
   --address <a>    the subscription to renew (operators)
+  --plan <id>      the plan to subscribe to (see plans list); default: the subscription's own
   --tx-hash <0x…>  the transfer paying for the renewal (erc20 gateway)
   --wait           while the transfer is not mined or lacks confirmations, wait (printing progress) and ask again`,
   },
@@ -150,6 +151,7 @@ const OPTIONS = {
   origin: { type: 'string' },
   address: { type: 'string' },
   'tx-hash': { type: 'string' },
+  plan: { type: 'string' },
   wait: { type: 'boolean' },
   immediate: { type: 'boolean' },
   label: { type: 'string' },
@@ -251,7 +253,8 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'renew': {
       const payment = values['tx-hash'] === undefined ? {} : { payment: { txHash: values['tx-hash'] } };
-      const body = { ...address, ...payment };
+      const plan = values.plan === undefined ? {} : { plan: values.plan };
+      const body = { ...address, ...plan, ...payment };
       const wait = values.wait === true && values['tx-hash'] !== undefined;
       return printObject(await renew(authed(), body, wait ? { log } : undefined));
     }

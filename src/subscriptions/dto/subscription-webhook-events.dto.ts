@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { PaymentDto, SubscriptionDto } from './subscription.dto.js';
+import { PaymentDto, SubscriptionDto, SubscriptionPlanDto } from './subscription.dto.js';
 
 const EVENT_ID = '0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60';
 const AT = '2026-11-22T01:30:00.000Z';
@@ -81,4 +81,36 @@ export class SubscriptionExpiredEventDto {
 
   @ApiProperty({ type: SubscriptionExpiredDataDto })
   data: SubscriptionExpiredDataDto;
+}
+
+/** `data` of `entitlements.updated`. */
+export class EntitlementsUpdatedDataDto {
+  @ApiProperty({ example: '0x52908400098527886E0F7030069857D2E4169EE7', description: 'The wallet (EIP-55).' })
+  address: string;
+
+  @ApiProperty({ type: SubscriptionPlanDto, description: "The subscription's plan." })
+  plan: SubscriptionPlanDto;
+
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    example: ['api.calls'],
+    description: 'The features in force from now on (empty: none).',
+  })
+  features: string[];
+}
+
+/** `entitlements.updated`: the set of features a wallet may use changed. */
+export class EntitlementsUpdatedEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['entitlements.updated'], example: 'entitlements.updated' })
+  type: 'entitlements.updated';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'When the features changed.' })
+  timestamp: string;
+
+  @ApiProperty({ type: EntitlementsUpdatedDataDto })
+  data: EntitlementsUpdatedDataDto;
 }

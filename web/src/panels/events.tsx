@@ -7,6 +7,7 @@ const EVENT_LABEL: Record<EventType, string> = {
   'subscription.canceled': 'Subscription canceled',
   'subscription.expired': 'Subscription ended',
   'subscription.expiring': 'Subscription ends soon',
+  'entitlements.updated': 'Features changed',
   'api_key.created': 'API key created',
   'api_key.revoked': 'API key revoked',
   'api_key.expiring': 'API key expires soon',
