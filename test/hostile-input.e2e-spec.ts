@@ -59,6 +59,7 @@ const PLAUSIBLE: Record<string, unknown> = {
   periodSeconds: 2_592_000,
   pricePerPeriod: '5000000',
   features: ['api.calls'],
+  feature: 'export.csv',
   trialSeconds: 604_800,
   archived: 'true',
 };
@@ -155,6 +156,7 @@ const hostileBody = fc.oneof(
         'pricePerPeriod',
         'periodSeconds',
         'features',
+        'feature',
       ),
     ),
     hostileValue,
