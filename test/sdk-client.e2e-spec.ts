@@ -327,7 +327,7 @@ describe('@tollgate/client against the service', () => {
     const anonymous = connect();
     const [first] = await unwrap(anonymous.GET('/plans'));
     expect(first).toMatchObject({ id: 'default', pricePerPeriod: '0', offered: true });
-    const asOperator = connect({ credential: await signIn(connect(), operatorWallet) });
+    const asOperator = connect({ credential: await signIn(connect(), operatorWallet, SIGNED_IN_AS) });
     const created = await unwrap(
       asOperator.POST('/plans', {
         body: { id: 'team', name: 'Team', periodSeconds: 2_592_000, pricePerPeriod: '25000000' },
