@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { http } from './utils/http.js';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
 
 const CLI = resolve('sdk/dist/esm/cli/main.js');
@@ -52,7 +52,10 @@ describe('tollgate entitlements', () => {
     expect(renewed.status).toBe(200);
     const until = renewed.body.currentPeriodEnd as string;
 
-    expect((await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: operatorKey })).code).toBe(0);
+    expect(
+      (await tollgate(['login', '--origin', TEST_ORIGIN.AUTH_URI], { TOLLGATE_PRIVATE_KEY: operatorKey }))
+        .code,
+    ).toBe(0);
     expect(await tollgate(['entitlements', customer.address, 'sso'])).toMatchObject({
       code: 0,
       stdout: `sso  entitled  until ${until}  plan pro\n`,
@@ -67,7 +70,13 @@ describe('tollgate entitlements', () => {
     });
     expect(await tollgate(['entitlements'])).toMatchObject({ code: 2 });
 
-    expect((await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: generatePrivateKey() })).code).toBe(0);
+    expect(
+      (
+        await tollgate(['login', '--origin', TEST_ORIGIN.AUTH_URI], {
+          TOLLGATE_PRIVATE_KEY: generatePrivateKey(),
+        })
+      ).code,
+    ).toBe(0);
     const refused = await tollgate(['entitlements', customer.address, 'sso']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^refused: 403 address_forbidden: /);
