@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { startTestApp, type TestApp } from './utils/test-app.js';
+import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
 
 const CLI = resolve('sdk/dist/esm/cli/main.js');
 
@@ -44,7 +44,10 @@ describe('tollgate plans', () => {
       code: 0,
       stdout: 'default  0/86400s  no trial  -  offered  Default\n',
     });
-    expect((await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: operatorKey })).code).toBe(0);
+    expect(
+      (await tollgate(['login', '--origin', TEST_ORIGIN.AUTH_URI], { TOLLGATE_PRIVATE_KEY: operatorKey }))
+        .code,
+    ).toBe(0);
     const created = await tollgate([
       'plans',
       'create',
@@ -77,7 +80,9 @@ describe('tollgate plans', () => {
     expect((await tollgate(['plans', 'list'])).stdout).not.toContain('pro  ');
     expect((await tollgate(['plans', 'list', '--archived'])).stdout).toContain('  archived  Pro plan');
 
-    const other = await tollgate(['login'], { TOLLGATE_PRIVATE_KEY: generatePrivateKey() });
+    const other = await tollgate(['login', '--origin', TEST_ORIGIN.AUTH_URI], {
+      TOLLGATE_PRIVATE_KEY: generatePrivateKey(),
+    });
     expect(other.code).toBe(0);
     const refused = await tollgate(['plans', 'archive', 'default']);
     expect(refused.code).toBe(1);
