@@ -108,7 +108,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // Never subscriptions: they register whether a plan is in use through PlanUsage.
   plans: ['auth', 'common', 'config', 'database'],
   openapi: ['api-keys', 'auth', 'common', 'events', 'subscriptions', 'webhooks'],
-  subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics'],
+  subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics', 'plans'],
   webhooks: ['auth', 'common', 'config', 'database', 'events', 'metrics'],
 };
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PlansModule } from '../plans/plans.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { erc20PaymentSettings, paymentGatewayOf, type PaymentGatewayName } from '../config/settings.js';
@@ -25,6 +26,7 @@ import { SubscriptionsService } from './subscriptions.service.js';
  * add periods in the caller's transaction, SubscriptionLookup to read a subscription. Nothing else is theirs to use.
  */
 @Module({
+  imports: [PlansModule],
   controllers: [SubscriptionsController],
   providers: [
     SubscriptionsService,

@@ -25,6 +25,10 @@ export const STORED = [
   'cancelAtPeriodEnd',
   'canceledAt',
   'expiryRecordedFor',
+  'planId',
+  'trialEnd',
+  'pendingPlanId',
+  'pendingPlanAt',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof SubscriptionEntity)[];
@@ -214,6 +218,18 @@ function renewalStatement(row: Sql, change: SubscriptionChange, payment: NewPaym
 @Injectable()
 export class SubscriptionsRepository {
   constructor(private readonly db: Database) {}
+
+  /**
+   * Whether any subscription is on `planId` or has it scheduled (PlanUsage): run in the plan update's transaction,
+   * under the plan's row lock, which a subscription taking the plan holds FOR SHARE.
+   */
+  async planInUse(tx: SqlExecutor, planId: string): Promise<boolean> {
+    const { rows } = await tx.run<{ used: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM subscriptions WHERE plan_id = ${planId})
+        OR EXISTS (SELECT 1 FROM subscriptions WHERE pending_plan_id = ${planId}) AS used`,
+    );
+    return rows[0]!.used;
+  }
 
   /** The stored subscription of an address, or null. */
   async find(address: string): Promise<StoredSubscription | null> {

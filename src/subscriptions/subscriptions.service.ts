@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
+import { PlanUsage } from '../plans/plan-usage.js';
 import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
@@ -35,8 +36,10 @@ export class SubscriptionsService {
     private readonly idempotency: IdempotencyService,
     @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
     private readonly metrics: Metrics,
+    planUsage: PlanUsage,
   ) {
     this.periodSeconds = config.subscriptionPeriodSeconds;
+    planUsage.register((tx, planId) => this.repository.planInUse(tx, planId));
   }
 
   /** How renewals are paid here: what a client needs to pay without reading the server's configuration. */

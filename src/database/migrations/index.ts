@@ -12,6 +12,7 @@ import { ApiKeyExpiryUsageAndSessionGenerations1795593673564 } from './179559367
 import { EventsListingAndReminders1795593683064 } from './1795593683064-EventsListingAndReminders.js';
 import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryIndex.js';
 import { Plans1795798423483 } from './1795798423483-Plans.js';
+import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -32,4 +33,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   EventsListingAndReminders1795593683064,
   WebhookRetryIndex1795600000000,
   Plans1795798423483,
+  SubscriptionPlans1795804010898,
 ];
