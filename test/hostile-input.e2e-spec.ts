@@ -62,6 +62,7 @@ const PLAUSIBLE: Record<string, unknown> = {
   feature: 'export.csv',
   trialSeconds: 604_800,
   archived: 'true',
+  plan: 'pro',
 };
 const FIELDS = Object.keys(PLAUSIBLE);
 

@@ -9,6 +9,13 @@ import { startServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, newWallet, type WalletSession } from './utils/wallet.js';
 
+const DEFAULT_PLAN_FIELDS = {
+  plan: { id: 'default', name: 'Default' },
+  features: [],
+  trialEnd: null,
+  pendingPlan: null,
+};
+
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A mixed-case address whose EIP-55 checksum is wrong. */
@@ -105,6 +112,8 @@ describe('subscriptions over HTTP', () => {
         canceledAt: null,
         createdAt: null,
         updatedAt: null,
+        // Additions of plans: a deployment without plans is on `default`.
+        ...DEFAULT_PLAN_FIELDS,
       });
       const history = await c.history(user);
       expect(history.status).toBe(200);
@@ -163,6 +172,7 @@ describe('subscriptions over HTTP', () => {
         canceledAt: null,
         createdAt: body.currentPeriodStart,
         updatedAt: body.currentPeriodStart,
+        ...DEFAULT_PLAN_FIELDS,
       });
       expect(ms(body.currentPeriodStart)).toBeGreaterThanOrEqual(before - 1000);
       expect(ms(body.currentPeriodStart)).toBeLessThanOrEqual(after + 1000);

@@ -448,6 +448,8 @@ export interface paths {
         /**
          * Renew manually: pay for one more period (or several).
          * @description An active subscription is extended by the periods paid from its current end (and a pending cancel is dropped); any other starts them now. The renewal goes through the payment gateway (`PAYMENT_GATEWAY`; `GET /subscriptions/plan` says which): `free` approves every renewal (development and tests); `operator` lets only operators (OPERATOR_ADDRESSES) and their API keys renew (anyone else: 403 `renewal_operator_only`); `erc20` takes `{"payment": {"txHash"}}`, the hash of a mined transfer of the payment token to the receiving address, from the subscription's wallet (or from the operator's own wallet when an operator renews another address), of at least the price: it buys floor(amount / price) periods, and each transfer is credited once, ever. A refused payment changes nothing: 402 when it does not pay (`payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`), 409 when it cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key. Emits `subscription.renewed` with the payment in `data.payment`. Each renewal counts towards EVENTS_MAX_PER_WALLET_PER_DAY for the renewed address (409 `event_limit_reached`, retryable later). An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         *
+         *     Plans (addition): `plan` names the plan to subscribe to; without it the subscription renews its current plan (`default`, the settings' plan, for a wallet that never chose one). The period is the plan's and, under `erc20`, the price is the plan's (`GET /plans/{id}`); a plan priced `0` is credited one period with no payment. Renewing the plan the subscription is on is allowed even once archived.
          */
         post: operations["renewSubscription"];
         delete?: never;
@@ -1300,6 +1302,21 @@ export interface components {
             /** @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 */
             txHash: string | null;
         };
+        PendingPlanDto: {
+            /**
+             * Format: date-time
+             * @description When it takes effect.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            effectiveAt: string;
+            /**
+             * @description The plan id (`GET /plans/{id}`); `default` is the settings' plan.
+             * @example pro
+             */
+            id: string;
+            /** @example Pro */
+            name: string;
+        };
         PlanDetailsDto: {
             /**
              * Format: date-time
@@ -1379,6 +1396,11 @@ export interface components {
             address?: string;
             /** @description Required when the gateway is `erc20` (else 402 `payment_required`); refused under `free` and `operator` (400 `payment_not_expected`). */
             payment?: components["schemas"]["RenewalPaymentDto"];
+            /**
+             * @description The plan to subscribe to (addition; `GET /plans`); default: the subscription's current plan, or `default`. Unknown: 404 `plan_not_found`; archived, unless it is the plan the subscription is on: 409 `plan_archived`; another plan than the active subscription's: 409 `plan_change_required` (use `POST /subscriptions/change-plan`).
+             * @example pro
+             */
+            plan?: string;
         };
         RenewalPaymentDto: {
             /**
@@ -1557,10 +1579,22 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /**
              * @description Whether the period ended now rather than at its end.
              * @example false
              */
             immediate: boolean;
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
             /**
              * Format: date-time
              * @description The period end before the change; null for a first renewal.
@@ -1573,6 +1607,12 @@ export interface components {
              * @enum {string}
              */
             status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the trial the current period is, if it is one (addition).
+             * @example null
+             */
+            trialEnd: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T01:30:00.000Z
@@ -1638,11 +1678,29 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+            /**
              * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
             status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the trial the current period is, if it is one (addition).
+             * @example null
+             */
+            trialEnd: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T01:30:00.000Z
@@ -1725,6 +1783,18 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+            /**
              * @description Why the period was not followed by another.
              * @example not_renewed
              * @enum {string}
@@ -1736,6 +1806,12 @@ export interface components {
              * @enum {string}
              */
             status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the trial the current period is, if it is one (addition).
+             * @example null
+             */
+            trialEnd: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T01:30:00.000Z
@@ -1806,11 +1882,29 @@ export interface components {
              */
             endsInSeconds: number;
             /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+            /**
              * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
             status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the trial the current period is, if it is one (addition).
+             * @example null
+             */
+            trialEnd: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T01:30:00.000Z
@@ -1836,6 +1930,15 @@ export interface components {
              * @enum {string}
              */
             type: "subscription.expiring";
+        };
+        SubscriptionPlanDto: {
+            /**
+             * @description The plan id (`GET /plans/{id}`); `default` is the settings' plan.
+             * @example pro
+             */
+            id: string;
+            /** @example Pro */
+            name: string;
         };
         SubscriptionRenewedDataDto: {
             /**
@@ -1875,13 +1978,25 @@ export interface components {
              * @example 2026-11-22T01:30:00.000Z
              */
             currentPeriodStart: string | null;
+            /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
             /** @description What paid for it. */
             payment: components["schemas"]["PaymentDto"];
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /**
              * @description How many periods the renewal bought.
              * @example 1
              */
             periods: number;
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
             /**
              * Format: date-time
              * @description The period end before the change; null for a first renewal.
@@ -1894,6 +2009,12 @@ export interface components {
              * @enum {string}
              */
             status: "none" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the trial the current period is, if it is one (addition).
+             * @example null
+             */
+            trialEnd: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T01:30:00.000Z
@@ -4287,7 +4408,14 @@ export interface operations {
                      *       "createdAt": "2026-11-22T01:30:00.000Z",
                      *       "currentPeriodEnd": "2026-12-22T01:30:00.000Z",
                      *       "currentPeriodStart": "2026-11-22T01:30:00.000Z",
+                     *       "features": [],
+                     *       "pendingPlan": null,
+                     *       "plan": {
+                     *         "id": "default",
+                     *         "name": "Default"
+                     *       },
                      *       "status": "active",
+                     *       "trialEnd": null,
                      *       "updatedAt": "2026-11-22T01:30:00.000Z"
                      *     }
                      */
@@ -4354,7 +4482,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`, `event_limit_reached`. */
+            /** @description Not found. `details.code`: `plan_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`, `event_limit_reached`, `plan_archived`, `plan_change_required`, `plan_changed`. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4364,7 +4507,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed" | "event_limit_reached";
+                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed" | "event_limit_reached" | "plan_archived" | "plan_change_required" | "plan_changed";
                         };
                     };
                 };

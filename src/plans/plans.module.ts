@@ -6,7 +6,8 @@ import { PlansService } from './plans.service.js';
 
 /**
  * The plans operators sell. Exports what other rooms use on purpose: `PlansService.find` (a plan's terms and
- * features) and `PlanUsage` (where subscriptions register whether a plan has subscribers).
+ * features), `PlansService.hold` (the same, locked FOR SHARE in a subscription's transaction) and `PlanUsage`
+ * (where subscriptions register whether a plan has subscribers).
  */
 @Module({
   controllers: [PlansController],

@@ -56,6 +56,15 @@ export class PlansRepository {
     return rows[0] ? toPlan(rows[0]) : null;
   }
 
+  /**
+   * The plan, its row locked FOR SHARE until `tx` ends: a subscription taking it holds this, so an operator's change
+   * of price or period (FOR UPDATE, then PlanUsage) waits for it and then sees the subscriber.
+   */
+  async findForShare(tx: SqlExecutor, id: string): Promise<Plan | null> {
+    const { rows } = await tx.run<PlanRow>(sql`SELECT ${COLUMNS} FROM plans WHERE id = ${id} FOR SHARE`);
+    return rows[0] ? toPlan(rows[0]) : null;
+  }
+
   /** Oldest first; archived ones only when asked. */
   async list(archived: boolean): Promise<Plan[]> {
     const { rows } = await this.db.run<PlanRow>(

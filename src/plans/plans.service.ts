@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
+import type { SqlExecutor } from '../database/database.service.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import type { CreatePlanDto, UpdatePlanDto } from './dto/plan.dto.js';
 import { DEFAULT_PLAN_ID, defaultPlan, PLAN_ID, type Plan } from './plan.js';
@@ -34,6 +35,17 @@ export class PlansService {
     if (id === DEFAULT_PLAN_ID) return this.defaultPlan;
     // An id no plan can have is answered without a query.
     const plan = PLAN_ID.test(id) ? await this.repository.find(id) : null;
+    if (!plan) throw PlanErrors.notFound();
+    return plan;
+  }
+
+  /**
+   * {@link find} for a subscription that takes the plan in `tx`: a stored plan is read under a FOR SHARE lock held
+   * until `tx` ends, so its price and period cannot change before the subscription is written (PlanUsage).
+   */
+  async hold(tx: SqlExecutor, id: string): Promise<Plan> {
+    if (id === DEFAULT_PLAN_ID) return this.defaultPlan;
+    const plan = PLAN_ID.test(id) ? await this.repository.findForShare(tx, id) : null;
     if (!plan) throw PlanErrors.notFound();
     return plan;
   }

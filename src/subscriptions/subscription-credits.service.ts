@@ -7,6 +7,7 @@ import { EventOutbox } from '../events/event-outbox.service.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { TransferReference } from './payment/payment-gateway.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
+import { SubscriptionPlanReader } from './subscription-plans.js';
 import { expiredEvent, renewedEvent } from './subscription-events.js';
 import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
@@ -31,6 +32,12 @@ export interface PeriodCredit {
   periodSeconds: number;
   /** The Idempotency-Key of the request that credits, if any, as the history records it. */
   idempotencyKey?: string;
+  /**
+   * The plan the periods are on, held by the caller (PlansService.hold) in `tx`; absent: the subscription's own.
+   * Another plan than an active subscription's is refused (409 `plan_change_required`), and an archived one for a
+   * subscription not on it (409 `plan_archived`).
+   */
+  plan?: { id: string; archived: boolean };
 }
 
 /** A payment the gateway approved (SubscriptionsService.renew): its amount and, on chain, its transfer. */
@@ -51,6 +58,7 @@ export class SubscriptionCredits {
   constructor(
     private readonly repository: SubscriptionsRepository,
     private readonly outbox: EventOutbox,
+    private readonly plans: SubscriptionPlanReader,
   ) {}
 
   /**
@@ -97,9 +105,14 @@ export class SubscriptionCredits {
       gateway: source,
       credit: paymentCredit,
       periodMs: periodSeconds * 1000,
+      plan: credit.plan ?? null,
     });
-    if (written.expired !== null) await this.outbox.record(tx, expiredEvent(written.expired, written.now));
-    const subscription = toSubscriptionDto(address, written.stored, written.now);
+    if (written.expired !== null) {
+      const ended = await this.plans.of(written.expired);
+      await this.outbox.record(tx, expiredEvent(written.expired, written.now, ended));
+    }
+    const plans = await this.plans.of(written.stored);
+    const subscription = toSubscriptionDto(address, written.stored, written.now, plans);
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
     return subscription;
   }

@@ -2,6 +2,7 @@ import type { NewEvent } from '../events/event-outbox.service.js';
 import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-event.dto.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
+import type { SubscriptionPlans } from './subscription-plans.js';
 import { iso, paymentDto, toSubscriptionDto } from './subscription-view.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
@@ -54,9 +55,13 @@ export function canceledEvent(
 }
 
 /** `subscription.expired` of a period that ran out, recorded at `now`. */
-export function expiredEvent(subscription: StoredSubscription, now: Date): NewEvent {
+export function expiredEvent(
+  subscription: StoredSubscription,
+  now: Date,
+  plans: SubscriptionPlans,
+): NewEvent {
   // Seen from its own end, a period is no longer active: `canceled` or `expired`.
-  const ended = toSubscriptionDto(subscription.address, subscription, subscription.currentPeriodEnd);
+  const ended = toSubscriptionDto(subscription.address, subscription, subscription.currentPeriodEnd, plans);
   return {
     type: 'subscription.expired',
     address: subscription.address,
@@ -66,9 +71,13 @@ export function expiredEvent(subscription: StoredSubscription, now: Date): NewEv
 }
 
 /** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */
-export function expiringEvent(subscription: StoredSubscription, now: Date): NewEvent {
+export function expiringEvent(
+  subscription: StoredSubscription,
+  now: Date,
+  plans: SubscriptionPlans,
+): NewEvent {
   const data: SubscriptionExpiringDataDto = {
-    ...toSubscriptionDto(subscription.address, subscription, now),
+    ...toSubscriptionDto(subscription.address, subscription, now, plans),
     endsInSeconds: Math.floor((subscription.currentPeriodEnd.getTime() - now.getTime()) / 1000),
   };
   return { type: 'subscription.expiring', address: subscription.address, data: { ...data }, occurredAt: now };

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import { expiredEvent } from './subscription-events.js';
+import { SubscriptionPlanReader } from './subscription-plans.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** How often the sweep runs: well inside the documented 60 s between a period's end and its event. */
@@ -24,6 +25,7 @@ export class SubscriptionExpirySweeper extends Sweeper {
     private readonly db: Database,
     private readonly outbox: EventOutbox,
     private readonly subscriptions: SubscriptionsRepository,
+    private readonly plans: SubscriptionPlanReader,
   ) {
     super({ enabled: config.workersEnabled, intervalMs: EXPIRY_SWEEP_INTERVAL_MS, name: 'expiry sweep' });
   }
@@ -36,7 +38,9 @@ export class SubscriptionExpirySweeper extends Sweeper {
   private recordDue(): Promise<number> {
     return this.db.transaction(async (tx) => {
       const { expired, now } = await this.subscriptions.recordDueExpiries(tx, SWEEP_BATCH_SIZE);
-      for (const subscription of expired) await this.outbox.record(tx, expiredEvent(subscription, now));
+      for (const subscription of expired) {
+        await this.outbox.record(tx, expiredEvent(subscription, now, await this.plans.of(subscription)));
+      }
       return expired.length;
     });
   }

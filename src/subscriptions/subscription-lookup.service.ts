@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
+import { SubscriptionPlanReader } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 
@@ -11,14 +12,18 @@ import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js'
  */
 @Injectable()
 export class SubscriptionLookup {
-  constructor(private readonly reads: SubscriptionReads) {}
+  constructor(
+    private readonly reads: SubscriptionReads,
+    private readonly plans: SubscriptionPlanReader,
+  ) {}
 
   /** The subscription of `address` (`none` when it never subscribed). */
   async status(address: Address): Promise<SubscriptionDto> {
     const subscription = await this.reads.find(storageAddress(address));
+    const plans = await this.plans.of(subscription);
     const now = new Date();
     return subscription === null
-      ? toSubscriptionDto(address, null, now)
-      : subscriptionDtoOfRow(address, subscription, now);
+      ? toSubscriptionDto(address, null, now, plans)
+      : subscriptionDtoOfRow(address, subscription, now, plans);
   }
 }

@@ -1,9 +1,18 @@
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
+import type { SubscriptionPlans } from './subscription-plans.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const start = new Date('2030-01-01T00:00:00.000Z');
 const end = new Date('2030-01-31T00:00:00.000Z');
+
+const DEFAULT: SubscriptionPlans = { plan: { id: 'default', name: 'Default', features: [] }, pending: null };
+const PLAN_FIELDS = {
+  plan: { id: 'default', name: 'Default' },
+  features: [],
+  trialEnd: null,
+  pendingPlan: null,
+};
 
 const stored = (overrides: Partial<StoredSubscription> = {}): StoredSubscription => ({
   address: ADDRESS.toLowerCase(),
@@ -23,7 +32,7 @@ const stored = (overrides: Partial<StoredSubscription> = {}): StoredSubscription
 
 describe('toSubscriptionDto', () => {
   it('answers `none` with every timestamp null for an address that never subscribed', () => {
-    expect(toSubscriptionDto(ADDRESS.toLowerCase(), null, start)).toEqual({
+    expect(toSubscriptionDto(ADDRESS.toLowerCase(), null, start, DEFAULT)).toEqual({
       address: ADDRESS,
       status: 'none',
       active: false,
@@ -33,11 +42,14 @@ describe('toSubscriptionDto', () => {
       canceledAt: null,
       createdAt: null,
       updatedAt: null,
+      ...PLAN_FIELDS,
     });
   });
 
   it('returns the EIP-55 address and ISO timestamps with milliseconds', () => {
-    expect(toSubscriptionDto(ADDRESS.toLowerCase(), stored(), new Date(start.getTime() + 1))).toEqual({
+    expect(
+      toSubscriptionDto(ADDRESS.toLowerCase(), stored(), new Date(start.getTime() + 1), DEFAULT),
+    ).toEqual({
       address: ADDRESS,
       status: 'active',
       active: true,
@@ -47,17 +59,21 @@ describe('toSubscriptionDto', () => {
       canceledAt: null,
       createdAt: '2030-01-01T00:00:00.000Z',
       updatedAt: '2030-01-01T00:00:00.000Z',
+      ...PLAN_FIELDS,
     });
   });
 
   it('computes the status at the given instant: the period end itself is no longer covered', () => {
     const canceled = stored({ cancelAtPeriodEnd: true, canceledAt: start });
-    expect(toSubscriptionDto(ADDRESS, stored(), new Date(end.getTime() - 1))).toMatchObject({
+    expect(toSubscriptionDto(ADDRESS, stored(), new Date(end.getTime() - 1), DEFAULT)).toMatchObject({
       status: 'active',
       active: true,
     });
-    expect(toSubscriptionDto(ADDRESS, stored(), end)).toMatchObject({ status: 'expired', active: false });
-    expect(toSubscriptionDto(ADDRESS, canceled, end)).toMatchObject({
+    expect(toSubscriptionDto(ADDRESS, stored(), end, DEFAULT)).toMatchObject({
+      status: 'expired',
+      active: false,
+    });
+    expect(toSubscriptionDto(ADDRESS, canceled, end, DEFAULT)).toMatchObject({
       status: 'canceled',
       active: false,
       cancelAtPeriodEnd: true,
@@ -69,14 +85,14 @@ describe('toSubscriptionDto', () => {
 describe('subscriptionDtoOfRow', () => {
   it('shares one view of a row while its period runs, another once it is over, and matches toSubscriptionDto', () => {
     const row = stored({ cancelAtPeriodEnd: true, canceledAt: start });
-    const during = subscriptionDtoOfRow(ADDRESS, row, new Date(end.getTime() - 1));
-    expect(during).toEqual(toSubscriptionDto(ADDRESS, row, new Date(end.getTime() - 1)));
+    const during = subscriptionDtoOfRow(ADDRESS, row, new Date(end.getTime() - 1), DEFAULT);
+    expect(during).toEqual(toSubscriptionDto(ADDRESS, row, new Date(end.getTime() - 1), DEFAULT));
     expect(during.status).toBe('active');
-    expect(subscriptionDtoOfRow(ADDRESS, row, start)).toBe(during);
-    const after = subscriptionDtoOfRow(ADDRESS, row, end);
-    expect(after).toEqual(toSubscriptionDto(ADDRESS, row, end));
+    expect(subscriptionDtoOfRow(ADDRESS, row, start, DEFAULT)).toBe(during);
+    const after = subscriptionDtoOfRow(ADDRESS, row, end, DEFAULT);
+    expect(after).toEqual(toSubscriptionDto(ADDRESS, row, end, DEFAULT));
     expect(after.status).toBe('canceled');
-    expect(subscriptionDtoOfRow(ADDRESS, row, new Date(end.getTime() + 86_400_000))).toBe(after);
+    expect(subscriptionDtoOfRow(ADDRESS, row, new Date(end.getTime() + 86_400_000), DEFAULT)).toBe(after);
     expect(Object.isFrozen(after)).toBe(true);
   });
 
@@ -84,7 +100,31 @@ describe('subscriptionDtoOfRow', () => {
     const before = stored();
     const renewed = stored({ currentPeriodEnd: new Date(end.getTime() + 86_400_000) });
     const now = new Date(end.getTime() + 1000);
-    expect(subscriptionDtoOfRow(ADDRESS, before, now).status).toBe('expired');
-    expect(subscriptionDtoOfRow(ADDRESS, renewed, now).status).toBe('active');
+    expect(subscriptionDtoOfRow(ADDRESS, before, now, DEFAULT).status).toBe('expired');
+    expect(subscriptionDtoOfRow(ADDRESS, renewed, now, DEFAULT).status).toBe('active');
+  });
+});
+
+describe('the plans in the subscription object', () => {
+  const pro: SubscriptionPlans = {
+    plan: { id: 'pro', name: 'Pro', features: ['api.calls', 'export.csv'] },
+    pending: { id: 'basic', name: 'Basic' },
+  };
+  const row = stored({ planId: 'pro', pendingPlanId: 'basic', pendingPlanAt: end });
+
+  it("shows the plan's features while active, none once the period is over, and the pending change", () => {
+    expect(toSubscriptionDto(ADDRESS, row, start, pro)).toMatchObject({
+      plan: { id: 'pro', name: 'Pro' },
+      features: ['api.calls', 'export.csv'],
+      pendingPlan: { id: 'basic', name: 'Basic', effectiveAt: '2030-01-31T00:00:00.000Z' },
+    });
+    expect(toSubscriptionDto(ADDRESS, row, end, pro).features).toEqual([]);
+  });
+
+  it('builds a cached row view again when its plan is read anew (an operator may have changed its features)', () => {
+    const first = subscriptionDtoOfRow(ADDRESS, row, start, pro);
+    const renamed = { ...pro, plan: { ...pro.plan, features: ['api.calls'] } };
+    expect(subscriptionDtoOfRow(ADDRESS, row, start, pro)).toBe(first);
+    expect(subscriptionDtoOfRow(ADDRESS, row, start, renamed).features).toEqual(['api.calls']);
   });
 });

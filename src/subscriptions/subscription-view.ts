@@ -1,16 +1,27 @@
 import { checksumAddress } from '../common/address/wallet-address.js';
 import type { PaymentDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
+import type { SubscriptionPlans } from './subscription-plans.js';
 import { subscriptionStatus } from './subscription-state.js';
 import type { PaymentRow, StoredSubscription, SubscriptionEventRow } from './subscriptions.repository.js';
 
 export const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
+/** The subscription object without what its plans say, which an operator may change while the row does not. */
+type RowView = Omit<SubscriptionDto, 'plan' | 'features' | 'pendingPlan'>;
+
+/** A view, and the plan objects it was built with: the same ones (`default`, from memory) give the same view. */
+interface View {
+  plan: SubscriptionPlans['plan'];
+  pending: SubscriptionPlans['pending'];
+  dto: SubscriptionDto;
+}
+
 interface Views {
   /** While the period runs. */
-  running?: SubscriptionDto;
+  running?: View;
   /** Once it is over: the row no longer changes by itself. */
-  over?: SubscriptionDto;
+  over?: View;
 }
 
 const viewsOfRow = new WeakMap<StoredSubscription, Views>();
@@ -23,24 +34,48 @@ export function subscriptionDtoOfRow(
   address: string,
   stored: StoredSubscription,
   now: Date,
+  plans: SubscriptionPlans,
 ): SubscriptionDto {
   let views = viewsOfRow.get(stored);
   if (views === undefined) {
     views = {};
     viewsOfRow.set(stored, views);
   }
-  if (now.getTime() < stored.currentPeriodEnd.getTime()) {
-    return (views.running ??= Object.freeze(toSubscriptionDto(address, stored, now)));
-  }
-  return (views.over ??= Object.freeze(toSubscriptionDto(address, stored, now)));
+  const which = now.getTime() < stored.currentPeriodEnd.getTime() ? 'running' : 'over';
+  const view = views[which];
+  if (view?.plan === plans.plan && view.pending === plans.pending) return view.dto;
+  const dto = Object.freeze(toSubscriptionDto(address, stored, now, plans));
+  views[which] = { plan: plans.plan, pending: plans.pending, dto };
+  return dto;
 }
 
-/** The subscription object, its status computed at `now`. */
+/** The subscription object, its status computed at `now`, naming the `plans` of its row. */
 export function toSubscriptionDto(
   address: string,
   stored: StoredSubscription | null,
   now: Date,
+  plans: SubscriptionPlans,
 ): SubscriptionDto {
+  return withPlans(rowView(address, stored, now), stored, plans);
+}
+
+function withPlans(
+  view: RowView,
+  stored: StoredSubscription | null,
+  { plan, pending }: SubscriptionPlans,
+): SubscriptionDto {
+  return {
+    ...view,
+    plan: { id: plan.id, name: plan.name },
+    features: view.active ? [...plan.features] : [],
+    pendingPlan:
+      pending && stored?.pendingPlanAt
+        ? { id: pending.id, name: pending.name, effectiveAt: stored.pendingPlanAt.toISOString() }
+        : null,
+  };
+}
+
+function rowView(address: string, stored: StoredSubscription | null, now: Date): RowView {
   const status = subscriptionStatus(stored, now);
   return {
     address: checksumAddress(address),
@@ -52,6 +87,7 @@ export function toSubscriptionDto(
     canceledAt: iso(stored?.canceledAt ?? null),
     createdAt: iso(stored?.createdAt ?? null),
     updatedAt: iso(stored?.updatedAt ?? null),
+    trialEnd: iso(stored?.trialEnd ?? null),
   };
 }
 

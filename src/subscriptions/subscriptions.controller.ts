@@ -36,6 +36,10 @@ const ACTIVE_EXAMPLE: SubscriptionDto = {
   canceledAt: null,
   createdAt: '2026-11-22T01:30:00.000Z',
   updatedAt: '2026-11-22T01:30:00.000Z',
+  plan: { id: 'default', name: 'Default' },
+  features: [],
+  trialEnd: null,
+  pendingPlan: null,
 };
 const NONE_EXAMPLE: SubscriptionDto = {
   address: ADDRESS,
@@ -47,6 +51,10 @@ const NONE_EXAMPLE: SubscriptionDto = {
   canceledAt: null,
   createdAt: null,
   updatedAt: null,
+  plan: { id: 'default', name: 'Default' },
+  features: [],
+  trialEnd: null,
+  pendingPlan: null,
 };
 const CANCELED_AT_PERIOD_END_EXAMPLE: SubscriptionDto = {
   ...ACTIVE_EXAMPLE,
@@ -90,6 +98,12 @@ const PAYMENTS =
   'cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required ' +
   'confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits ' +
   'nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key.';
+
+const PLANS =
+  'Plans (addition): `plan` names the plan to subscribe to; without it the subscription renews its current plan ' +
+  "(`default`, the settings' plan, for a wallet that never chose one). The period is the plan's and, under " +
+  "`erc20`, the price is the plan's (`GET /plans/{id}`); a plan priced `0` is credited one period with no payment. " +
+  'Renewing the plan the subscription is on is allowed even once archived.';
 
 const ACCESS =
   'An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only ' +
@@ -163,7 +177,7 @@ export class SubscriptionsController {
       'An active subscription is extended by the periods paid from its current end (and a pending cancel is ' +
       `dropped); any other starts them now. ${PAYMENTS} Emits \`subscription.renewed\` with the payment in ` +
       `\`data.payment\`. Each renewal counts towards EVENTS_MAX_PER_WALLET_PER_DAY for the renewed address (409 ` +
-      `\`event_limit_reached\`, retryable later). ${ACCESS}`,
+      `\`event_limit_reached\`, retryable later). ${ACCESS}\n\n${PLANS}`,
   })
   @ApiIdempotencyKey()
   @ApiBody({
@@ -173,6 +187,7 @@ export class SubscriptionsController {
       own: { summary: "The caller's own subscription", value: {} },
       other: { summary: 'Another address (operators)', value: { address: ADDRESS } },
       paid: { summary: 'Paid on chain (`erc20`)', value: { payment: { txHash: TX_HASH } } },
+      plan: { summary: 'Subscribe to a plan (`GET /plans`)', value: { plan: 'pro' } },
       paidForOther: {
         summary: "Paid on chain from the operator's wallet for another address",
         value: { address: ADDRESS, payment: { txHash: TX_HASH } },
@@ -193,7 +208,16 @@ export class SubscriptionsController {
       'payment_too_large',
     ],
     403: ['address_forbidden', 'renewal_operator_only'],
-    409: ['idempotency_in_progress', 'payment_already_used', 'payment_not_confirmed', 'event_limit_reached'],
+    404: ['plan_not_found'],
+    409: [
+      'idempotency_in_progress',
+      'payment_already_used',
+      'payment_not_confirmed',
+      'event_limit_reached',
+      'plan_archived',
+      'plan_change_required',
+      'plan_changed',
+    ],
     503: ['payment_chain_unavailable', 'payment_chain_mismatch'],
   })
   renewSubscription(
@@ -206,6 +230,7 @@ export class SubscriptionsController {
       resolveTargetAddress(principal, body.address),
       body.payment?.txHash,
       idempotencyKey,
+      body.plan,
     );
   }
 

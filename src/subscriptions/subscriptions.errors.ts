@@ -14,6 +14,16 @@ export const SubscriptionErrors = {
       'idempotency_key_reused',
       'This Idempotency-Key was already used with a different request: use a new key for a new request',
     ),
+  planChangeRequired: () =>
+    ApiError.conflict(
+      'plan_change_required',
+      'The subscription is active on another plan: change it with POST /subscriptions/change-plan',
+    ),
+  planChanged: () =>
+    ApiError.conflict(
+      'plan_changed',
+      "The plan's price or period changed while this request was paid for it: check the plan and retry",
+    ),
   idempotencyInProgress: () =>
     ApiError.conflict(
       'idempotency_in_progress',

@@ -16,6 +16,7 @@ import { SubscriptionRemindersRepository } from './reminders/subscription-remind
 import { SubscriptionCredits } from './subscription-credits.service.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
+import { SubscriptionPlanReader } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { SubscriptionsController } from './subscriptions.controller.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
@@ -33,6 +34,7 @@ import { SubscriptionsService } from './subscriptions.service.js';
     SubscriptionsRepository,
     SubscriptionCredits,
     SubscriptionLookup,
+    SubscriptionPlanReader,
     SubscriptionReads,
     IdempotencyService,
     IdempotencyRepository,

@@ -16,6 +16,8 @@ import {
 } from './subscription-state.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
+import { DEFAULT_PLAN_ID } from '../plans/plan.js';
+import { PlanErrors } from '../plans/plans.errors.js';
 
 /** Every column of a subscription row, as the service works with it. */
 export const STORED = [
@@ -77,6 +79,8 @@ export interface CreditWrite {
   credit: PaymentCredit;
   /** One period, in milliseconds: the credit buys a whole number of them. */
   periodMs: number;
+  /** The plan the periods are on (PeriodCredit.plan); null: the subscription's own. */
+  plan: { id: string; archived: boolean } | null;
 }
 
 export interface CancelRequest {
@@ -100,6 +104,8 @@ interface NewPayment {
 interface SubscriptionChange {
   /** Lowercase. */
   address: string;
+  /** The plan of the period written. */
+  planId: string;
   state: SubscriptionPeriodState;
   expiryRecordedFor: Date | null;
   /** The database's clock once the row was locked: the row's `updated_at` and the entry's `at`. */
@@ -151,9 +157,9 @@ export interface RecordedExpiries {
  * there no target column gives them a type.
  */
 
-function updateRow({ address, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
+function updateRow({ address, planId, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
   return sql`UPDATE subscriptions
-    SET current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
+    SET plan_id = ${planId}, current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
         cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt},
         expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
     WHERE address = ${address}
@@ -161,11 +167,11 @@ function updateRow({ address, state, expiryRecordedFor, now }: SubscriptionChang
 }
 
 /** Nothing when the row exists: a concurrent first renewal created it. */
-function insertRow({ address, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
+function insertRow({ address, planId, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
   return sql`INSERT INTO subscriptions
-      (address, current_period_start, current_period_end, cancel_at_period_end, canceled_at, expiry_recorded_for,
-       created_at, updated_at)
-    VALUES (${address}, ${state.currentPeriodStart}, ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd},
+      (address, plan_id, current_period_start, current_period_end, cancel_at_period_end, canceled_at,
+       expiry_recorded_for, created_at, updated_at)
+    VALUES (${address}, ${planId}, ${state.currentPeriodStart}, ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd},
       ${state.canceledAt}, ${expiryRecordedFor}, ${now}, ${now})
     ON CONFLICT (address) DO NOTHING
     RETURNING ${COLUMNS}`;
@@ -251,21 +257,28 @@ export class SubscriptionsRepository {
     let { current, now } = await this.lock(tx, address);
     if (current === null) {
       const { next } = renewSubscription(null, now, paidMs);
-      const first = { state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
+      const planId = write.plan?.id ?? DEFAULT_PLAN_ID;
+      if (write.plan?.archived) throw PlanErrors.archived();
+      const first = { planId, state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
       const stored = await this.runCredit(tx, 'insert', write, first);
       if (stored !== null) return { stored, now, previousPeriodEnd: null, expired: null };
       // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
       ({ current, now } = await this.lock(tx, address));
       if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
     }
+    const active = subscriptionStatus(current, now) === 'active';
+    const planId = write.plan?.id ?? current.planId;
+    if (planId !== current.planId) {
+      if (active) throw SubscriptionErrors.planChangeRequired();
+      if (write.plan?.archived) throw PlanErrors.archived();
+    }
     // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
-    const expiryDue =
-      subscriptionStatus(current, now) !== 'active' &&
-      current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
+    const expiryDue = !active && current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
     if (expiryDue) await this.recordExpiry(tx, current);
     const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs);
     const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
     const stored = await this.runCredit(tx, 'update', write, {
+      planId,
       state: next,
       expiryRecordedFor,
       now,
@@ -287,6 +300,7 @@ export class SubscriptionsRepository {
     const previousPeriodEnd = current.currentPeriodEnd;
     const change: SubscriptionChange = {
       address,
+      planId: current.planId,
       state: outcome.next,
       expiryRecordedFor: current.expiryRecordedFor,
       now,
@@ -363,10 +377,13 @@ export class SubscriptionsRepository {
     tx: SqlExecutor,
     write: 'insert' | 'update',
     { address, actor, idempotencyKey, gateway, credit, periodMs }: CreditWrite,
-    to: Pick<SubscriptionChange, 'state' | 'expiryRecordedFor' | 'now'> & { previousPeriodEnd: Date | null },
+    to: Pick<SubscriptionChange, 'planId' | 'state' | 'expiryRecordedFor' | 'now'> & {
+      previousPeriodEnd: Date | null;
+    },
   ): Promise<StoredSubscription | null> {
     const change: SubscriptionChange = {
       address,
+      planId: to.planId,
       state: to.state,
       expiryRecordedFor: to.expiryRecordedFor,
       now: to.now,

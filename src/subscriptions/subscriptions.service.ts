@@ -8,13 +8,17 @@ import { Database } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { PlanUsage } from '../plans/plan-usage.js';
+import { PlansService } from '../plans/plans.service.js';
+import { DEFAULT_PLAN_ID } from '../plans/plan.js';
 import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
 import { SubscriptionCredits } from './subscription-credits.service.js';
 import { canceledEvent } from './subscription-events.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
+import { SubscriptionPlanReader } from './subscription-plans.js';
 import { historyDto, toSubscriptionDto } from './subscription-view.js';
+import { SubscriptionErrors } from './subscriptions.errors.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
 /**
@@ -36,6 +40,8 @@ export class SubscriptionsService {
     private readonly idempotency: IdempotencyService,
     @Inject(PAYMENT_GATEWAY) private readonly payments: PaymentGateway,
     private readonly metrics: Metrics,
+    private readonly plans: SubscriptionPlanReader,
+    private readonly catalog: PlansService,
     planUsage: PlanUsage,
   ) {
     this.periodSeconds = config.subscriptionPeriodSeconds;
@@ -62,16 +68,25 @@ export class SubscriptionsService {
     return { items: items.map(historyDto), next };
   }
 
-  /** `txHash`: the on-chain payment offered, if any (the gateway decides whether it takes one). */
+  /**
+   * `txHash`: the on-chain payment offered, if any (the gateway decides whether it takes one). `planId`: the plan
+   * to subscribe to; absent, the subscription's own (or `default`).
+   */
   async renew(
     principal: Principal,
     address: Address,
     txHash: string | undefined,
     idempotencyKey?: string,
+    planId?: string,
   ): Promise<SubscriptionDto> {
     const target = storageAddress(address);
     const hash = txHash?.toLowerCase();
-    const parameters = hash === undefined ? { address: target } : { address: target, txHash: hash };
+    // Without a plan the parameters are the ones a key was claimed with before plans existed.
+    const parameters = {
+      address: target,
+      ...(hash === undefined ? {} : { txHash: hash }),
+      ...(planId === undefined ? {} : { plan: planId }),
+    };
     const claim = await this.idempotency.begin<SubscriptionDto>(
       principal,
       idempotencyKey,
@@ -82,8 +97,24 @@ export class SubscriptionsService {
     try {
       // Outside the transaction: the gateway may wait on the chain, and no row is locked meanwhile. A replay above
       // never asks the chain again.
-      const approved = await this.payments.approve({ principal, address: target, txHash: hash });
+      // The plan is read here for its price, and again under its lock in the transaction, which decides.
+      const current = await this.repository.find(target);
+      const chosen = await this.catalog.find(planId ?? current?.planId ?? DEFAULT_PLAN_ID);
+      const approved =
+        chosen.pricePerPeriod === 0n && this.payments.name === 'erc20'
+          ? [{ periods: 1, amountMinor: 0n, transfer: null }]
+          : await this.payments.approve({
+              principal,
+              address: target,
+              txHash: hash,
+              pricePerPeriod: chosen.pricePerPeriod,
+            });
       const subscription = await this.db.transaction(async (tx) => {
+        const plan = await this.catalog.hold(tx, chosen.id);
+        if (plan.pricePerPeriod !== chosen.pricePerPeriod || plan.periodSeconds !== chosen.periodSeconds) {
+          // Its terms changed between the read and the lock (possible only while it had no subscriber).
+          throw SubscriptionErrors.planChanged();
+        }
         // Read before the row lock: a transfer a concurrent renewal credits meanwhile is refused by its unique index.
         const { periods, amountMinor, transfer } = await this.repository.firstUncredited(tx, approved);
         const renewed = await this.credits.creditPayment(
@@ -93,8 +124,9 @@ export class SubscriptionsService {
             actor: principal,
             source: this.payments.name,
             periods,
-            periodSeconds: this.periodSeconds,
+            periodSeconds: plan.periodSeconds,
             idempotencyKey,
+            plan: { id: plan.id, archived: plan.archivedAt !== null },
           },
           { amountMinor, transfer },
         );
@@ -133,7 +165,8 @@ export class SubscriptionsService {
       };
       const { subscription, changed } = await this.db.transaction(async (tx) => {
         const written = await this.repository.cancel(tx, request);
-        const canceled = toSubscriptionDto(target, written.stored, written.now);
+        const plans = await this.plans.of(written.stored);
+        const canceled = toSubscriptionDto(target, written.stored, written.now, plans);
         if (written.changed) {
           const { now, previousPeriodEnd, immediate: atOnce } = written;
           await this.outbox.record(

@@ -1,6 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsObject, IsOptional, Matches, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsDefined,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { IsWalletAddress } from '../../common/address/is-wallet-address.decorator.js';
 import type { Address } from '../../common/address/wallet-address.js';
 import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, PageQueryDto } from '../../common/pagination/cursor-page.js';
@@ -73,6 +82,20 @@ export class RenewSubscriptionDto {
   @ValidateNested()
   @Type(() => RenewalPaymentDto)
   payment?: RenewalPaymentDto;
+
+  @ApiProperty({
+    required: false,
+    example: 'pro',
+    maxLength: 32,
+    description:
+      "The plan to subscribe to (addition; `GET /plans`); default: the subscription's current plan, or `default`. " +
+      'Unknown: 404 `plan_not_found`; archived, unless it is the plan the subscription is on: 409 `plan_archived`; ' +
+      "another plan than the active subscription's: 409 `plan_change_required` (use `POST /subscriptions/change-plan`).",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  plan?: string;
 }
 
 export class CancelSubscriptionDto {

@@ -4,6 +4,29 @@ import type { SubscriptionStatus } from '../subscription-state.js';
 
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
 
+/** A plan as the subscription object names it. */
+export class SubscriptionPlanDto {
+  @ApiProperty({
+    example: 'pro',
+    description: "The plan id (`GET /plans/{id}`); `default` is the settings' plan.",
+  })
+  id: string;
+
+  @ApiProperty({ example: 'Pro' })
+  name: string;
+}
+
+/** A change of plan scheduled for the end of the current period. */
+export class PendingPlanDto extends SubscriptionPlanDto {
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    example: '2026-12-22T01:30:00.000Z',
+    description: 'When it takes effect.',
+  })
+  effectiveAt: string;
+}
+
 /** The subscription object: returned by status, renew and cancel. */
 export class SubscriptionDto {
   @ApiProperty({ example: ADDRESS_EXAMPLE, description: 'The wallet, in EIP-55 checksum form.' })
@@ -57,6 +80,39 @@ export class SubscriptionDto {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-22T01:30:00.000Z' })
   updatedAt: string | null;
+
+  @ApiProperty({
+    type: SubscriptionPlanDto,
+    description:
+      'The plan of the current (or last) period (addition); `default`, the plan the settings define, when the ' +
+      'wallet never chose one or never subscribed.',
+  })
+  plan: SubscriptionPlanDto;
+
+  @ApiProperty({
+    type: String,
+    isArray: true,
+    example: ['api.calls', 'export.csv'],
+    description:
+      "The entitlements in force now (addition): the plan's features while `active` is true, else empty.",
+  })
+  features: string[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'The end of the trial the current period is, if it is one (addition).',
+  })
+  trialEnd: string | null;
+
+  @ApiProperty({
+    type: PendingPlanDto,
+    nullable: true,
+    description: 'A change of plan scheduled for the end of the current period (addition); null when none.',
+  })
+  pendingPlan: PendingPlanDto | null;
 }
 
 /** The payment a renewal recorded, in `GET /subscriptions/history`. */

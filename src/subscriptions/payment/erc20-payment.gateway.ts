@@ -42,7 +42,12 @@ export class Erc20PaymentGateway implements PaymentGateway {
     });
   }
 
-  async approve({ principal, address, txHash }: RenewalPaymentRequest): Promise<readonly PaymentCredit[]> {
+  async approve({
+    principal,
+    address,
+    txHash,
+    pricePerPeriod,
+  }: RenewalPaymentRequest): Promise<readonly PaymentCredit[]> {
     if (txHash === undefined) throw PaymentErrors.required();
     await this.checkChain();
     const receipt = await this.receipt(txHash as Hex);
@@ -54,7 +59,7 @@ export class Erc20PaymentGateway implements PaymentGateway {
       chainId: this.settings.chainId,
       token: storageAddress(this.settings.token),
       receiver: storageAddress(this.settings.receiver),
-      pricePerPeriod: this.settings.pricePerPeriod,
+      pricePerPeriod: pricePerPeriod ?? this.settings.pricePerPeriod,
       requiredConfirmations: this.settings.confirmations,
       allowedPayers: [...new Set(allowedPayers)],
     });

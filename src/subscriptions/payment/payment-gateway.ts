@@ -17,6 +17,8 @@ export interface RenewalPaymentRequest {
   address: string;
   /** The caller's proof of payment (lowercase), if it sent one; a gateway that takes none refuses it. */
   txHash: string | undefined;
+  /** One period's price of the plan renewed, in the token's smallest unit; absent: `default`'s (the settings'). */
+  pricePerPeriod?: bigint;
 }
 
 /** One way an approved payment can be credited. */

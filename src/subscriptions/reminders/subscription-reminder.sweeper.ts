@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../../config/app-config.module.js';
 import { Database } from '../../database/database.service.js';
 import { EventOutbox } from '../../events/event-outbox.service.js';
 import { expiringEvent } from '../subscription-events.js';
+import { SubscriptionPlanReader } from '../subscription-plans.js';
 import { SubscriptionRemindersRepository } from './subscription-reminders.repository.js';
 
 /** How often due reminders are looked for: a reminder goes out a few seconds after its period enters the notice. */
@@ -33,6 +34,7 @@ export class SubscriptionReminderSweeper extends Sweeper {
     private readonly db: Database,
     private readonly outbox: EventOutbox,
     private readonly repository: SubscriptionRemindersRepository,
+    private readonly plans: SubscriptionPlanReader,
   ) {
     super({ enabled: config.workersEnabled, intervalMs: REMINDER_SWEEP_INTERVAL_MS, name: 'reminder sweep' });
   }
@@ -50,7 +52,7 @@ export class SubscriptionReminderSweeper extends Sweeper {
         SWEEP_BATCH_SIZE,
       );
       for (const { subscription, now } of claimed) {
-        await this.outbox.record(tx, expiringEvent(subscription, now));
+        await this.outbox.record(tx, expiringEvent(subscription, now, await this.plans.of(subscription)));
       }
       return claimed.length;
     });
