@@ -393,6 +393,7 @@ async function main() {
     const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
     await renew(service.url, session.token, owner.address);
     const statusPath = `/subscriptions/status?address=${owner.address}`;
+    const entitlementPath = `/entitlements?address=${owner.address}&feature=export.csv`;
     const credentials = {
       key: { authorization: `Bearer ${key}` },
       jwt: { authorization: `Bearer ${session.token}` },
@@ -421,6 +422,11 @@ async function main() {
       const reads = [
         ['GET /health', { path: '/health' }],
         ['GET /subscriptions/status (API key)', { path: statusPath, headers: credentials.key }, attempt.key],
+        [
+          'GET /entitlements?feature=… (API key)',
+          { path: entitlementPath, headers: credentials.key },
+          attempt.key,
+        ],
         [
           'GET /subscriptions/status (JWT header)',
           { path: statusPath, headers: credentials.jwt },

@@ -8,6 +8,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CacheModule } from './cache/cache.module.js';
+import { EntitlementsModule } from './entitlements/entitlements.module.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -37,6 +38,7 @@ export class AppModule {
         EventsModule,
         PlansModule,
         SubscriptionsModule,
+        EntitlementsModule,
         WebhooksModule,
         DashboardModule,
       ],

@@ -103,6 +103,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   config: [],
   dashboard: ['common', 'config'],
   database: ['common', 'metrics'],
+  entitlements: ['auth', 'common', 'plans', 'subscriptions'],
   events: ['auth', 'common', 'config', 'database'],
   health: ['auth', 'common', 'database'],
   metrics: ['config'],

@@ -4,6 +4,8 @@ import * as yaml from 'js-yaml';
 import {
   apiKey,
   createTollgateClient,
+  entitlement,
+  entitlements,
   isTollgateError,
   sessionToken,
   signIn,
@@ -349,6 +351,21 @@ describe('@tollgate/client against the service', () => {
       body: { id: 'mine', name: 'Mine', periodSeconds: 60, pricePerPeriod: '1' },
     });
     expect(refused.error?.details.code).toBe('operator_required');
+  });
+
+  it("reads a wallet's entitlements in one call, typed to the answer's shape", async () => {
+    const one = await entitlement(asOwner, owner.address, 'export.csv');
+    expect(one).toEqual({
+      address: owner.address,
+      feature: 'export.csv',
+      entitled: false,
+      plan: { id: 'default', name: 'Default' },
+      until: null,
+    });
+    const all = await entitlements(asOwner);
+    expect(all).toMatchObject({ address: owner.address, features: [], until: null });
+    const refused = await asOwner.GET('/entitlements', { params: { query: { feature: 'Not A Key' } } });
+    expect(refused.error?.details.code).toBe('validation_failed');
   });
 
   it('called every operation of docs/openapi.yaml', () => {

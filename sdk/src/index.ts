@@ -26,6 +26,7 @@ export {
   type ErrorCode,
   type ClientErrorCode,
 } from './errors.js';
+export { entitlement, entitlements, type Entitlement, type EntitlementList } from './entitlements.js';
 export {
   signIn,
   DEFAULT_SIGN_IN_CHAIN_ID,

@@ -204,6 +204,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a wallet may use a feature now, or every feature it may use (addition).
+         * @description With `feature`, whether that feature is in force for the wallet now; without it, the list of the wallet's features in force. A feature is in force while it is listed by the wallet's plan and its subscription is `active` or `trialing`; a wallet that never subscribed is on `default` with none. Read from the same cache as `GET /subscriptions/status`, and as current: a change committed before the request (an expiry, a cancel, a plan change) is honoured on every instance. Without `address`, the caller's own. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may read any address; anyone else only their own (403 `address_forbidden`).
+         */
+        get: operations["getEntitlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -990,6 +1010,58 @@ export interface components {
              * @enum {string}
              */
             status: "up" | "down";
+        };
+        EntitlementDto: {
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description Whether the feature is in force now: listed by the wallet's plan, while its subscription is `active` or `trialing`.
+             * @example true
+             */
+            entitled: boolean;
+            /** @example export.csv */
+            feature: string;
+            plan: components["schemas"]["EntitlementPlanDto"];
+            /**
+             * Format: date-time
+             * @description The end of the current period while entitled (the first instant no longer covered), else null. A renewal or a plan change moves it: read again rather than caching past it.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            until: string | null;
+        };
+        EntitlementListDto: {
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The features in force now: the plan's, while the subscription is `active` or `trialing`; else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            plan: components["schemas"]["EntitlementPlanDto"];
+            /**
+             * Format: date-time
+             * @description The end of the current period while any feature is in force (the first instant no longer covered), else null. A renewal or a plan change moves it: read again rather than caching past it.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            until: string | null;
+        };
+        EntitlementPlanDto: {
+            /**
+             * @description The plan id; `default` when the wallet never chose one.
+             * @example pro
+             */
+            id: string;
+            /** @example Pro */
+            name: string;
         };
         EntitlementsUpdatedDataDto: {
             /**
@@ -3244,6 +3316,96 @@ export interface operations {
                         details: {
                             /** @enum {string} */
                             code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEntitlements: {
+        parameters: {
+            query?: {
+                /** @description The wallet; default: the caller's own. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`. */
+                address?: string;
+                /** @description One feature (entitlement key: 1–64 of `a-z 0-9 . _ -`) to ask about; without it, the whole list. Another form is 400 `validation_failed`. */
+                feature?: string;
+            };
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description With `feature`: an EntitlementDto; without: an EntitlementListDto. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntitlementDto"] | components["schemas"]["EntitlementListDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
                         };
                     };
                 };

@@ -7,6 +7,8 @@ export const ALL_SCOPES: readonly Scope[] = SCOPES;
 /** Which scopes pass, per kind of route. */
 export const ROUTE_SCOPES = {
   readSubscriptions: ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'],
+  // SUBSCRIPTIONS_MANAGE holds READ_ONLY, so it passes too (heldScopes).
+  readEntitlements: ['READ_ONLY', 'FULL'],
   manageSubscriptions: ['SUBSCRIPTIONS_MANAGE', 'FULL'],
   full: ['FULL'],
 } as const satisfies Record<string, readonly Scope[]>;

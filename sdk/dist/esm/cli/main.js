@@ -8,6 +8,7 @@ import { sessionToken } from '../credentials.js';
 import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
 import { DEFAULT_SIGN_IN_CHAIN_ID, signIn } from '../sign-in.js';
 import { SignInMessageError } from '../siwe.js';
+import { entitlements, ENTITLEMENTS_USAGE } from './entitlements.js';
 import { listen } from './listen.js';
 import { plans, PLANS_OPTIONS, PLANS_USAGE } from './plans.js';
 import { PRIVATE_KEY_OUT_OF_RANGE, readPrivateKey } from './private-key.js';
@@ -82,6 +83,11 @@ webhooks deliveries <id>               the delivery attempts of a webhook`,
         usage: 'plans list [--archived] | plans create <id> … | plans archive <id>',
         summary: 'the plans offered; their management (operators)',
         help: PLANS_USAGE,
+    },
+    entitlements: {
+        usage: 'entitlements <address> [feature]',
+        summary: 'the features a wallet may use now',
+        help: ENTITLEMENTS_USAGE,
     },
     listen: {
         usage: 'listen --forward-to <url> [--events <e,…>] [--port <n>] [--secret-file <path>]',
@@ -251,6 +257,8 @@ async function run(argv) {
         }
         case 'plans':
             return plans({ anonymous, authed, print }, sub, positionals, values);
+        case 'entitlements':
+            return entitlements(authed(), positionals, print);
         case 'listen': {
             const forwardTo = values['forward-to'];
             if (forwardTo === undefined)

@@ -1,0 +1,50 @@
+/** What the entitlement rules read of a subscription: the plan, and the features it puts in force now. */
+export interface SubscriptionInForce {
+  readonly address: string;
+  readonly plan: { readonly id: string; readonly name: string };
+  /** Non-empty only while the subscription is in force (the subscriptions room decides when). */
+  readonly features: readonly string[];
+  readonly currentPeriodEnd: string | null;
+}
+
+export interface EntitlementList {
+  address: string;
+  plan: { id: string; name: string };
+  features: string[];
+  until: string | null;
+}
+
+export interface Entitlement {
+  address: string;
+  feature: string;
+  entitled: boolean;
+  plan: { id: string; name: string };
+  until: string | null;
+}
+
+/**
+ * Every feature in force and until when. Nothing here reads a status: the subscription's `features` are already
+ * those in force now, so the state rules stay in the subscriptions room. `until` is the period end while anything
+ * is in force, else null.
+ */
+export function entitlementsOf(subscription: SubscriptionInForce): EntitlementList {
+  const features = [...subscription.features];
+  return {
+    address: subscription.address,
+    plan: { id: subscription.plan.id, name: subscription.plan.name },
+    features,
+    until: features.length > 0 ? subscription.currentPeriodEnd : null,
+  };
+}
+
+/** Whether one feature is in force; `until` is the period end while it is, else null. */
+export function entitlementOf(subscription: SubscriptionInForce, feature: string): Entitlement {
+  const entitled = subscription.features.includes(feature);
+  return {
+    address: subscription.address,
+    feature,
+    entitled,
+    plan: { id: subscription.plan.id, name: subscription.plan.name },
+    until: entitled ? subscription.currentPeriodEnd : null,
+  };
+}
