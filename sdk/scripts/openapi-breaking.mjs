@@ -56,8 +56,52 @@ const outcome = await openApiDiff.diffSpecs({
   sourceSpec: { content: sourceText, location: released, format: 'openapi3' },
   destinationSpec: { content: destinationText, location: current, format: 'openapi3' },
 });
-const breaking = outcome.breakingDifferencesFound ? outcome.breakingDifferences : [];
-const others = [...outcome.nonBreakingDifferences, ...outcome.unclassifiedDifferences];
+const sourceDocument = load(sourceText);
+const destinationDocument = load(destinationText);
+
+/** The schema a `$ref` names in `document`, or the schema itself. */
+function resolve(document, schema) {
+  const ref = schema?.$ref;
+  if (typeof ref !== 'string') return schema;
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node, key) => node?.[key], document);
+}
+
+/**
+ * openapi-diff counts a property added to a request body as narrowing it (an open object accepted it with any value
+ * before). The service has always refused unknown properties (400 `validation_failed`), so an added optional property
+ * narrows nothing a client could send: such a difference is an addition when every former property is unchanged and
+ * no property became required.
+ */
+function addsOptionalProperties(difference) {
+  if (difference.code !== 'request.body.scope.remove') return false;
+  const location = difference.sourceSpecEntityDetails[0]?.location ?? '';
+  const match = /^paths\.(.+)\.(get|put|post|patch|delete)\.requestBody\.content\.(.+)\.schema$/.exec(
+    location,
+  );
+  if (match === null) return false;
+  const [, path, method, mediaType] = match;
+  const schemaOf = (document) =>
+    resolve(document, document.paths?.[path]?.[method]?.requestBody?.content?.[mediaType]?.schema);
+  const before = schemaOf(sourceDocument);
+  const after = schemaOf(destinationDocument);
+  if (before?.type !== 'object' || after?.type !== 'object') return false;
+  const required = (schema) => JSON.stringify([...(schema.required ?? [])].sort());
+  if (required(before) !== required(after)) return false;
+  return Object.entries(before.properties ?? {}).every(
+    ([name, property]) => JSON.stringify(property) === JSON.stringify(after.properties?.[name]),
+  );
+}
+
+const flagged = outcome.breakingDifferencesFound ? outcome.breakingDifferences : [];
+const breaking = flagged.filter((difference) => !addsOptionalProperties(difference));
+const others = [
+  ...flagged.filter(addsOptionalProperties).map((difference) => ({ ...difference, type: 'non-breaking' })),
+  ...outcome.nonBreakingDifferences,
+  ...outcome.unclassifiedDifferences,
+];
 
 if (compare(currentVersion, releasedVersion) < 0) {
   fail(`${current}: info.version ${version} is below the released ${releasedVersion.join('.')}`);

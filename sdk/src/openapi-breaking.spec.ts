@@ -62,4 +62,20 @@ describe('the OpenAPI breaking-change check', () => {
     expect(minor.output).toMatch(/has no breaking change against/);
     expect(minor.status).toBe(0);
   }, 180_000);
+  it('takes an optional request property as an addition, but not a changed one', () => {
+    const current = document();
+    current.info.version = '1.1.0';
+    const renew = current.components.schemas.RenewSubscriptionDto!;
+    renew.properties!.plan = { type: 'string', maxLength: 32 };
+    const added = check(current);
+    expect(added.output).toMatch(/non-breaking: +request\.body\.scope\.remove .*\/subscriptions\/renew/);
+    expect(added.status).toBe(0);
+
+    renew.properties!.address = { type: 'string', maxLength: 3 };
+    const changed = check(current);
+    expect(changed.output).toMatch(
+      /breaks what .* promised:\n +request\.body\.scope\.remove .*\/subscriptions\/renew/,
+    );
+    expect(changed.status).toBe(1);
+  }, 180_000);
 });
