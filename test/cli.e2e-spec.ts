@@ -1,20 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { verifyWebhook } from '../sdk/src/index.js';
 import { Receiver, until } from './utils/receiver.js';
 import { startTcpProxy } from './utils/tcp-proxy.js';
+import { cli } from './utils/cli.js';
 import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
-
-const CLI = resolve('sdk/dist/esm/cli/main.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * `tollgate` (sdk/src/cli, built to sdk/dist) driven as a developer drives it: a child process in a scratch
@@ -23,27 +14,13 @@ interface Run {
 describe('the tollgate CLI against the service', () => {
   const privateKey = generatePrivateKey();
   const address = privateKeyToAccount(privateKey).address;
-  const home = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  const runner = cli(() => t.url, 'cli');
+  const { home } = runner;
   let t: TestApp;
   let receiver: Receiver;
 
-  function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: home, TOLLGATE_URL: t.url, ...extra };
-    for (const name of ['TOLLGATE_API_KEY', 'TOLLGATE_PRIVATE_KEY']) if (!(name in extra)) delete env[name];
-    return env;
-  }
-
-  function start(args: string[], extra: Record<string, string> = {}): ChildProcess {
-    return spawn(process.execPath, [CLI, ...args], { cwd: home, env: environment(extra) });
-  }
-
-  function tollgate(args: string[], extra: Record<string, string> = {}): Promise<Run> {
-    const child = start(args, extra);
-    const run: Run = { code: null, stdout: '', stderr: '' };
-    child.stdout!.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
-    return new Promise((done) => child.on('close', (code) => done({ ...run, code })));
-  }
+  const { start } = runner;
+  const tollgate = runner.run;
 
   /** The `key: value` lines a command printed. */
   function fields(stdout: string): Record<string, string> {

@@ -1,35 +1,16 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { http } from './utils/http.js';
+import { cli } from './utils/cli.js';
 import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
-
-const CLI = resolve('sdk/dist/esm/cli/main.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** `tollgate entitlements <address> [feature]` as an operator and as another wallet, a child process. */
 describe('tollgate entitlements', () => {
   const operatorKey = generatePrivateKey();
-  const home = mkdtempSync(join(tmpdir(), 'tollgate-entitlements-cli-'));
+  const runner = cli(() => t.url, 'entitlements-cli');
   let t: TestApp;
 
-  function tollgate(args: string[], extra: Record<string, string> = {}): Promise<Run> {
-    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: home, TOLLGATE_URL: t.url, ...extra };
-    for (const name of ['TOLLGATE_API_KEY', 'TOLLGATE_PRIVATE_KEY']) if (!(name in extra)) delete env[name];
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: home, env });
-    const run: Run = { code: null, stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
-    return new Promise((done) => child.on('close', (code) => done({ ...run, code })));
-  }
+  const tollgate = runner.run;
 
   beforeAll(async () => {
     t = await startTestApp({ env: { OPERATOR_ADDRESSES: privateKeyToAccount(operatorKey).address } });
