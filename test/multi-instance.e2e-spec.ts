@@ -1,4 +1,4 @@
-import { http } from './utils/http.js';
+import { http, renewalsAcrossInstances } from './utils/http.js';
 import { Receiver, sleep } from './utils/receiver.js';
 import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
@@ -39,19 +39,8 @@ describe('two instances on one database', () => {
   });
 
   it('delivers each event once per attempt, not once per instance', async () => {
-    const session = await login(a.url);
-    const created = await http(a.url).post('/webhooks', {
-      token: session.token,
-      body: { url: receiver.url, events: ['subscription.renewed'] },
-    });
-    expect(created.status).toBe(200);
     const renewals = 10;
-    for (let i = 0; i < renewals; i++) {
-      const target = i % 2 === 0 ? a : b;
-      expect(
-        (await http(target.url).post('/subscriptions/renew', { token: session.token, body: {} })).status,
-      ).toBe(200);
-    }
+    await renewalsAcrossInstances([a, b], receiver.url, renewals, login);
     await receiver.waitFor(renewals);
     // Give a duplicate, if any instance were to send one, the time to arrive.
     await sleep(1500);

@@ -8,7 +8,7 @@ import { poolConfig } from '../src/database/data-source.js';
 import { DatabaseAvailability } from '../src/database/database-availability.js';
 import { Database } from '../src/database/database.service.js';
 import { sql } from '../src/database/sql.js';
-import { http } from './utils/http.js';
+import { http, renewalsAcrossInstances } from './utils/http.js';
 import { Receiver, until } from './utils/receiver.js';
 import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
 import { truncateAll, workerDatabaseUrl } from './utils/test-database.js';
@@ -210,19 +210,8 @@ async function startBouncer(databaseUrl: string): Promise<Bouncer> {
     });
 
     it('delivers webhooks and records their completion', async () => {
-      const session = await login(a.url);
-      const hook = await http(a.url).post('/webhooks', {
-        token: session.token,
-        body: { url: receiver.url, events: ['subscription.renewed'] },
-      });
-      expect(hook.status).toBe(200);
       const renewals = 4;
-      for (let i = 0; i < renewals; i++) {
-        const target = i % 2 === 0 ? a : b;
-        expect(
-          (await http(target.url).post('/subscriptions/renew', { token: session.token, body: {} })).status,
-        ).toBe(200);
-      }
+      await renewalsAcrossInstances([a, b], receiver.url, renewals, login);
       await receiver.waitFor(renewals);
       const client = new pg.Client({ connectionString: direct });
       await client.connect();

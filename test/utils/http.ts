@@ -55,3 +55,28 @@ export function http(baseUrl: string) {
     send,
   };
 }
+
+/**
+ * Signs a wallet in on `instances[0]`, points a webhook for `subscription.renewed` at `receiverUrl`, and renews
+ * `renewals` times, taking the instances in turn: deliveries then come from whichever instance's worker claims them.
+ */
+export async function renewalsAcrossInstances(
+  instances: ReadonlyArray<{ url: string }>,
+  receiverUrl: string,
+  renewals: number,
+  login: (url: string) => Promise<{ token: string }>,
+): Promise<{ token: string }> {
+  const session = await login(instances[0]!.url);
+  const hook = await http(instances[0]!.url).post('/webhooks', {
+    token: session.token,
+    body: { url: receiverUrl, events: ['subscription.renewed'] },
+  });
+  expect(hook.status).toBe(200);
+  for (let i = 0; i < renewals; i++) {
+    const target = instances[i % instances.length]!;
+    expect(
+      (await http(target.url).post('/subscriptions/renew', { token: session.token, body: {} })).status,
+    ).toBe(200);
+  }
+  return session;
+}
