@@ -3,7 +3,10 @@
 //   npm run build && BASELINE_ROOT=/tmp/before node bench/compare-builds.mjs
 // Both builds run as `npm start` runs them (bench/service.mjs: default settings) on one embedded PostgreSQL (a
 // database each, migrated by its own build) and take turns in rounds on each read, so a drift in the machine's speed hits both alike.
-import { mkdtempSync } from 'node:fs';
+// BEFORE_NODE_OPTIONS / AFTER_NODE_OPTIONS add node options to one side: with BASELINE_ROOT=. the same build with and
+// without a preload (bench/request-context.mjs). Each round also reads the service process's CPU time (user + system,
+// /proc), so the CPU per request is reported beside the rate: on a shared machine it moves far less than the rate.
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +24,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Each build as its own `npm start` runs it (its node flags), default settings. */
-const startService = (checkout, databaseUrl) => startBenchService({ checkout, databaseUrl });
+const startService = (checkout, databaseUrl, nodeOptions) =>
+  startBenchService({ checkout, databaseUrl, env: nodeOptions ? { NODE_OPTIONS: nodeOptions } : {} });
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux): fields 14 and 15, in clock ticks. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 async function post(url, path, body, token) {
   const response = await fetch(`${url}${path}`, {
@@ -52,10 +62,13 @@ async function credentials(url) {
   };
 }
 
+/** Requests per second, and the service's CPU milliseconds per request, over one run. */
 async function rate(target, duration) {
-  const result = await autocannon({ ...target, connections: CONNECTIONS, duration });
+  const cpuBefore = cpuSeconds(target.pid);
+  const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.url}: errors under load`);
-  return Math.round(result.requests.average);
+  const cpuMsPerRequest = ((cpuSeconds(target.pid) - cpuBefore) * 1000) / result.requests.total;
+  return { rps: Math.round(result.requests.average), cpuMs: +cpuMsPerRequest.toFixed(4) };
 }
 
 const database = await startEmbeddedPostgres(
@@ -68,10 +81,15 @@ await admin.query('CREATE DATABASE bench_before');
 await admin.query('CREATE DATABASE bench_after');
 await admin.end();
 const withDatabase = (name) => database.url.replace(/\/[^/]*$/, `/${name}`);
-const before = await startService(baselineRoot, withDatabase('bench_before'));
-const after = await startService(root, withDatabase('bench_after'));
+const before = await startService(baselineRoot, withDatabase('bench_before'), process.env.BEFORE_NODE_OPTIONS);
+const after = await startService(root, withDatabase('bench_after'), process.env.AFTER_NODE_OPTIONS);
+const withPid = (targets, pid) =>
+  Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, { ...target, pid }]));
 try {
-  const reads = { before: await credentials(before.url), after: await credentials(after.url) };
+  const reads = {
+    before: withPid(await credentials(before.url), before.child.pid),
+    after: withPid(await credentials(after.url), after.child.pid),
+  };
   for (const [name, target] of Object.entries(reads.before)) {
     const pair = [target, reads.after[name]];
     for (const side of pair) await rate(side, 3); // warm-up, not recorded
@@ -79,15 +97,23 @@ try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [index, side] of pair.entries()) rounds[index].push(await rate(side, DURATION));
     }
-    const mean = (values) => Math.round(values.reduce((sum, value) => sum + value, 0) / values.length);
+    const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    const rps = rounds.map((side) => side.map((round) => round.rps));
+    const cpu = rounds.map((side) => side.map((round) => round.cpuMs));
     console.log(
       JSON.stringify({
         read: `GET /subscriptions/status (${name})`,
-        beforeRps: mean(rounds[0]),
-        afterRps: mean(rounds[1]),
-        ratio: +(mean(rounds[1]) / mean(rounds[0])).toFixed(3),
-        beforeRounds: rounds[0],
-        afterRounds: rounds[1],
+        node: process.version,
+        beforeRps: Math.round(mean(rps[0])),
+        afterRps: Math.round(mean(rps[1])),
+        ratio: +(mean(rps[1]) / mean(rps[0])).toFixed(3),
+        beforeCpuMsPerRequest: +mean(cpu[0]).toFixed(4),
+        afterCpuMsPerRequest: +mean(cpu[1]).toFixed(4),
+        cpuRatio: +(mean(cpu[1]) / mean(cpu[0])).toFixed(3),
+        beforeRounds: rps[0],
+        afterRounds: rps[1],
+        beforeCpuRounds: cpu[0],
+        afterCpuRounds: cpu[1],
       }),
     );
   }
