@@ -98,7 +98,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   auth: ['cache', 'common', 'config', 'database', 'tracing'],
   bin: ['config', 'openapi'],
   bootstrap: ['auth', 'common', 'config', 'database', 'metrics', 'tracing'],
-  cache: ['database'],
+  cache: ['database', 'metrics'],
   common: ['metrics', 'tracing'],
   config: [],
   dashboard: ['common', 'config'],
