@@ -48,24 +48,28 @@ function cpuTimes() {
   return { busy: total - idle, total };
 }
 
-/** CPU seconds used by a process and its children so far (/proc/<pid>/stat utime + stime). */
-function processCpu(pid) {
+/**
+ * CPU seconds used by a process so far (/proc/<pid>/stat utime + stime), with `reaped` those of its children that
+ * have exited (cutime + cstime).
+ */
+function processCpu(pid, reaped = false) {
   try {
     const stat = execFileSync('cat', [`/proc/${pid}/stat`], { encoding: 'utf8' });
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const own = Number(fields[11]) + Number(fields[12]);
+    return (own + (reaped ? Number(fields[13]) + Number(fields[14]) : 0)) / 100;
   } catch {
     return 0;
   }
 }
 
-/** CPU seconds used so far by PostgreSQL: the postmaster and its live backends. */
+/** CPU seconds used so far by PostgreSQL: the postmaster, its live backends and those that have exited. */
 function postgresCpu(postmaster) {
   const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
     .split('\n')
     .map((line) => Number(line.trim()))
     .filter((pid) => pid > 0);
-  return [postmaster, ...children].reduce((sum, pid) => sum + processCpu(pid), 0);
+  return children.reduce((sum, pid) => sum + processCpu(pid), processCpu(postmaster, true));
 }
 
 /** The postmaster's pid, from the first line of postmaster.pid under `dir`. */
@@ -182,7 +186,7 @@ async function startBouncer(databaseUrl, dir) {
     join(dir, 'pgbouncer.ini'),
     [
       '[databases]',
-      `* = host=${server.hostname} port=${server.port} user=${user}`,
+      `* = host=${server.hostname} port=${server.port} user=${user}${server.password ? ` password=${decodeURIComponent(server.password)}` : ''}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
