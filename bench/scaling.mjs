@@ -21,6 +21,7 @@ import { cpus, loadavg, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
+import prettier from 'prettier';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
 import { runMigrations } from '../dist/src/database/migrate.js';
@@ -365,7 +366,12 @@ async function main() {
     ),
     '',
   ];
-  writeFileSync(join(root, 'bench/results', `${name}.md`), lines.join('\n'));
+  const mdFile = join(root, 'bench/results', `${name}.md`);
+  const markdown = await prettier.format(lines.join('\n'), {
+    ...(await prettier.resolveConfig(mdFile)),
+    parser: 'markdown',
+  });
+  writeFileSync(mdFile, markdown);
   say(`wrote bench/results/${name}.{json,md}`);
 }
 
