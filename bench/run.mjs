@@ -214,12 +214,33 @@ async function createKey(url, token, scopes) {
   return (await response.json()).key;
 }
 
-async function renew(url, token, address) {
+async function renew(url, token, address, plan) {
   await fetch(`${url}/subscriptions/renew`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ address }),
+    body: JSON.stringify({ address, ...(plan === undefined ? {} : { plan }) }),
   });
+}
+
+/**
+ * The plan the bench wallet reads on: a stored one (read through the plan cache, as an integrator's wallets are),
+ * free, so renewing onto it needs no payment. The owner is an operator.
+ */
+const BENCH_PLAN = {
+  id: 'bench',
+  name: 'Bench',
+  periodSeconds: 30 * 86_400,
+  pricePerPeriod: '0',
+  features: ['api.calls', 'export.csv'],
+};
+
+async function createPlan(url, token, plan) {
+  const created = await fetch(`${url}/plans`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(plan),
+  });
+  if (!created.ok) throw new Error(`creating the bench plan: ${created.status} ${await created.text()}`);
 }
 
 /** Bulk rows straight into PostgreSQL: the scale cases need a million subscriptions and 100 000 keys. */
@@ -391,7 +412,8 @@ async function main() {
     const session = await login(service.url, owner);
     const key = await createKey(service.url, session.token, ['READ_ONLY']);
     const manageKey = await createKey(service.url, session.token, ['SUBSCRIPTIONS_MANAGE']);
-    await renew(service.url, session.token, owner.address);
+    await createPlan(service.url, session.token, BENCH_PLAN);
+    await renew(service.url, session.token, owner.address, BENCH_PLAN.id);
     const statusPath = `/subscriptions/status?address=${owner.address}`;
     const entitlementPath = `/entitlements?address=${owner.address}&feature=export.csv`;
     const credentials = {

@@ -98,7 +98,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   auth: ['cache', 'common', 'config', 'database', 'tracing'],
   bin: ['config', 'openapi'],
   bootstrap: ['auth', 'common', 'config', 'database', 'metrics', 'tracing'],
-  cache: ['database'],
+  cache: ['database', 'metrics'],
   common: ['metrics', 'tracing'],
   config: [],
   dashboard: ['common', 'config'],
@@ -108,7 +108,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   health: ['auth', 'common', 'database'],
   metrics: ['config'],
   // Never subscriptions: they register whether a plan is in use through PlanUsage.
-  plans: ['auth', 'common', 'config', 'database'],
+  plans: ['auth', 'cache', 'common', 'config', 'database'],
   openapi: ['api-keys', 'auth', 'common', 'events', 'subscriptions', 'webhooks'],
   subscriptions: ['auth', 'cache', 'common', 'config', 'database', 'events', 'metrics', 'plans', 'tracing'],
   // The facade only (tracing.ts); the OpenTelemetry SDK is loaded by the entry points alone.
@@ -213,6 +213,7 @@ describe('the cached reads', () => {
     expect(owners).toEqual([
       'api-keys/api-key-lookup.service.ts',
       'auth/session-revocations.service.ts',
+      'plans/plan-reads.service.ts',
       'subscriptions/subscription-reads.service.ts',
     ]);
     const users = importersOf(owners).filter((file) => !file.endsWith('.module.ts'));
@@ -223,8 +224,8 @@ describe('the cached reads', () => {
       'auth/auth.service.ts',
       // The session strategies' shared check, run by the guard after the barrier.
       'auth/strategies/session-principals.ts',
-      // The seam that reads a subscription: GET /subscriptions/status, and other features while serving a request
-      // the guard admitted (docs/extending.md, "Depending on another feature").
+      // The seam that reads a subscription and its plans: GET /subscriptions/status, and other features while
+      // serving a request the guard admitted (docs/extending.md, "Depending on another feature").
       'subscriptions/subscription-lookup.service.ts',
     ]);
   });

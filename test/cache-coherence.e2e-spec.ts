@@ -1,7 +1,9 @@
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import { CACHE_TOPICS } from '../src/cache/cache-topics.js';
 import { InvalidationLog } from '../src/cache/invalidation-log.service.js';
 import { invalidationTrigger } from '../src/cache/invalidation-trigger.js';
+import { PG_POOL } from '../src/database/pg-pool.js';
 import { http } from './utils/http.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login } from './utils/wallet.js';
@@ -51,6 +53,18 @@ describe('cache coherence through database triggers', () => {
       ),
     );
     expect([...written].sort()).toEqual(Object.values(CACHE_TOPICS).sort());
+  });
+
+  it('has the plans trigger exactly as invalidationTrigger writes it', async () => {
+    const [create] = invalidationTrigger({
+      table: 'plans',
+      topic: CACHE_TOPICS.plan,
+      key: (row) => `${row}."id"`,
+    }).up;
+    const { rows } = await db.query<{ source: string }>(
+      `SELECT prosrc AS source FROM pg_proc WHERE proname = 'plans_invalidate'`,
+    );
+    expect(rows.map(({ source }) => source)).toEqual([create!.split('$$')[1]]);
   });
 
   it("writes a table's trigger with invalidationTrigger: old and new keys, watched columns only", async () => {
@@ -170,5 +184,50 @@ describe('cache coherence through database triggers', () => {
       session.address.toLowerCase(),
     ]);
     expect((await api.get(status, { token: session.token })).body.cancelAtPeriodEnd).toBe(true);
+  });
+
+  it('serves the plan of a status or entitlements read from its cache, and a plan changed by SQL on the next', async () => {
+    await db.query(
+      `INSERT INTO plans (id, name, period_seconds, price_per_period, features)
+       VALUES ('cached', 'Cached', 3600, 0, '{export.csv}')`,
+    );
+    const session = await login(t.url);
+    const renewed = await api.post('/subscriptions/renew', {
+      token: session.token,
+      body: { plan: 'cached' },
+    });
+    expect(renewed.body.plan).toEqual({ id: 'cached', name: 'Cached' });
+    const status = `/subscriptions/status?address=${session.address}`;
+    const entitled = `/entitlements?address=${session.address}&feature=export.csv`;
+    const features = `/entitlements?address=${session.address}`;
+    const reads = [status, entitled, features];
+    for (const path of reads) expect((await api.get(path, { token: session.token })).status).toBe(200);
+
+    const pool = t.app.get<symbol, pg.Pool>(PG_POOL);
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    const spy = jest.spyOn(pool, 'query').mockImplementation(((config: pg.QueryConfig) => {
+      statements.push(config.text);
+      return query(config);
+    }) as typeof pool.query);
+    try {
+      for (const path of reads) expect((await api.get(path, { token: session.token })).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
+    // Warm: the invalidation reads of the barrier, and nothing of plans, subscriptions or credentials.
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.filter((text) => !text.includes('cache_invalidations'))).toEqual([]);
+
+    await db.query(`UPDATE plans SET name = 'Renamed', features = '{api.calls}' WHERE id = 'cached'`);
+    expect((await api.get(status, { token: session.token })).body.plan).toEqual({
+      id: 'cached',
+      name: 'Renamed',
+    });
+    expect((await api.get(entitled, { token: session.token })).body).toMatchObject({
+      entitled: false,
+      plan: { id: 'cached', name: 'Renamed' },
+    });
+    expect((await api.get(features, { token: session.token })).body.features).toEqual(['api.calls']);
   });
 });

@@ -167,6 +167,27 @@ describe('entitlements', () => {
     expect((await read(own, wallet.address, 'export.csv', b.url)).body.entitled).toBe(false);
   });
 
+  it("honours on B, at its next read, an operator's change of the plan's features and name made on A", async () => {
+    const plan = { ...PRO, id: 'changing', name: 'Changing' };
+    expect((await api.post('/plans', { token: operator.token, body: plan })).status).toBe(200);
+    const wallet = await login(a.url);
+    const own = await key(wallet, ['READ_ONLY']);
+    await subscribe(wallet, plan.id);
+    // B reads (and caches) the plan with its features.
+    expect((await read(own, wallet.address, 'export.csv', b.url)).body.entitled).toBe(true);
+    const changed = await api.send('PATCH', `/plans/${plan.id}`, {
+      token: operator.token,
+      body: { name: 'Changed', features: ['api.calls'] },
+    });
+    expect(changed.status).toBe(200);
+    expect((await read(own, wallet.address, 'export.csv', b.url)).body).toMatchObject({
+      entitled: false,
+      plan: { id: plan.id, name: 'Changed' },
+    });
+    const status = await http(b.url).get(`/subscriptions/status?address=${wallet.address}`, { token: own });
+    expect(status.body).toMatchObject({ plan: { id: plan.id, name: 'Changed' }, features: ['api.calls'] });
+  });
+
   it('refuses a malformed feature key with 400, never a 5xx', async () => {
     const wallet = await login(a.url);
     const own = await key(wallet, ['READ_ONLY']);

@@ -1,8 +1,8 @@
 /**
- * The invalidation topics: the database triggers write them (migrations CacheInvalidationTriggers and
- * CredentialCreatorsAndCutoffs call `invalidate_cache(topic, key)`), and each cache listens under one. Migrations
- * are history and keep their literal text; test/cache-coherence.e2e-spec.ts reads the trigger functions from the
- * database and fails unless they write exactly these topics.
+ * The invalidation topics: the database triggers write them (migrations CacheInvalidationTriggers,
+ * CredentialCreatorsAndCutoffs and PlanCacheInvalidations call `invalidate_cache(topic, key)`), and each cache
+ * listens under one. Migrations are history and keep their literal text; test/cache-coherence.e2e-spec.ts reads the
+ * trigger functions from the database and fails unless they write exactly these topics.
  */
 export const CACHE_TOPICS = {
   /** A logged-out session token; key: its `jti`. */
@@ -13,6 +13,8 @@ export const CACHE_TOPICS = {
   apiKey: 'api_key',
   /** Any change of a subscription row; key: the lowercase address. */
   subscription: 'subscription',
+  /** Any change of a stored plan (name, features, archive, terms); key: the plan id. */
+  plan: 'plan',
 } as const;
 
 export type CacheTopic = (typeof CACHE_TOPICS)[keyof typeof CACHE_TOPICS];

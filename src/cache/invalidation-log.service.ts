@@ -66,6 +66,8 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   /** When the last read started (performance.now()). */
   private lastReadAt = -Infinity;
   private purgeTimer: NodeJS.Timeout | undefined;
+  /** Reads of the log started, and invalidations they applied, since the start (the metrics read them). */
+  readonly counts = { reads: 0, applied: 0 };
 
   constructor(private readonly db: Database) {}
 
@@ -132,6 +134,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     this.pending = undefined;
     this.lastReadAt = performance.now();
     this.reading = true;
+    this.counts.reads++;
     pending.resolve(
       this.read().finally(() => {
         this.reading = false;
@@ -159,6 +162,7 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
       );
       for (const row of rows) {
         if (row.topic === null || row.key === null) continue;
+        this.counts.applied++;
         for (const listener of this.listeners.get(row.topic) ?? []) listener(row.key);
       }
       this.seen = seenIn(rows[0]!.snapshot);

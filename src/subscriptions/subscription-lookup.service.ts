@@ -1,26 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
-import { SubscriptionPlanReader } from './subscription-plans.js';
+import { PlanReads } from '../plans/plan-reads.service.js';
+import { plansOf } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 
 /**
  * The seam through which a subscription is read (docs/extending.md, "Depending on another feature"): the object
- * `GET /subscriptions/status` answers, its status computed now. Served from the subscription cache, so it answers as
- * of the access guard's barrier: call it while serving a request the guard admitted.
+ * `GET /subscriptions/status` answers, its status computed now. Served from the subscription and plan caches, so it
+ * answers as of the access guard's barrier: call it while serving a request the guard admitted.
  */
 @Injectable()
 export class SubscriptionLookup {
   constructor(
     private readonly reads: SubscriptionReads,
-    private readonly plans: SubscriptionPlanReader,
+    private readonly plans: PlanReads,
   ) {}
 
   /** The subscription of `address` (`none` when it never subscribed). */
   async status(address: Address): Promise<SubscriptionDto> {
     const subscription = await this.reads.find(storageAddress(address));
-    const plans = await this.plans.of(subscription);
+    const plans = await plansOf(subscription, (id) => this.plans.find(id));
     const now = new Date();
     return subscription === null
       ? toSubscriptionDto(address, null, now, plans)

@@ -10,18 +10,29 @@ export interface SubscriptionPlans {
 }
 
 /**
- * The plans a stored subscription names, read through PlansService.find: `default` from memory, a stored plan by
- * its id (plans are never deleted, so every stored id resolves).
+ * The plans a stored subscription names, each read by `find`: `default` from memory, a stored plan by its id (plans
+ * are never deleted, so every stored id resolves).
+ */
+export async function plansOf(
+  stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null,
+  find: (id: string) => Promise<Plan>,
+): Promise<SubscriptionPlans> {
+  const [plan, pending] = await Promise.all([
+    find(stored?.planId ?? DEFAULT_PLAN_ID),
+    stored?.pendingPlanId ? find(stored.pendingPlanId) : null,
+  ]);
+  return { plan, pending };
+}
+
+/**
+ * {@link plansOf} through PlansService.find, uncached: for jobs and write paths, which no barrier admitted. A
+ * request's read goes through the plan cache instead (SubscriptionLookup).
  */
 @Injectable()
 export class SubscriptionPlanReader {
   constructor(private readonly plans: PlansService) {}
 
-  async of(stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null): Promise<SubscriptionPlans> {
-    const [plan, pending] = await Promise.all([
-      this.plans.find(stored?.planId ?? DEFAULT_PLAN_ID),
-      stored?.pendingPlanId ? this.plans.find(stored.pendingPlanId) : null,
-    ]);
-    return { plan, pending };
+  of(stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null): Promise<SubscriptionPlans> {
+    return plansOf(stored, (id) => this.plans.find(id));
   }
 }
