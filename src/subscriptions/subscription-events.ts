@@ -1,5 +1,6 @@
 import type { NewEvent } from '../events/event-outbox.service.js';
 import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-event.dto.js';
+import type { SubscriptionTrialWillEndDataDto } from './dto/subscription-trial-will-end-event.dto.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
@@ -91,6 +92,24 @@ export function expiringEvent(
     endsInSeconds: Math.floor((subscription.currentPeriodEnd.getTime() - now.getTime()) / 1000),
   };
   return { type: 'subscription.expiring', address: subscription.address, data: { ...data }, occurredAt: now };
+}
+
+/** `subscription.trial_will_end`: a trial within the notice of its end, seen at `now`. */
+export function trialWillEndEvent(
+  subscription: StoredSubscription & { trialEnd: Date },
+  now: Date,
+  plans: SubscriptionPlans,
+): NewEvent {
+  const data: SubscriptionTrialWillEndDataDto = {
+    ...toSubscriptionDto(subscription.address, subscription, now, plans),
+    trialEndsInSeconds: Math.floor((subscription.trialEnd.getTime() - now.getTime()) / 1000),
+  };
+  return {
+    type: 'subscription.trial_will_end',
+    address: subscription.address,
+    data: { ...data },
+    occurredAt: now,
+  };
 }
 
 /**
