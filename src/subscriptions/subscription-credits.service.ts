@@ -115,13 +115,13 @@ export class SubscriptionCredits {
       trial: credit.trial ?? false,
     });
     if (written.expired !== null) {
-      const ended = await this.plans.of(written.expired);
+      const ended = await this.plans.of(written.expired, tx);
       await this.outbox.record(tx, expiredEvent(written.expired, written.now, ended));
     }
-    const plans = await this.plans.of(written.stored);
+    const plans = await this.plans.of(written.stored, tx);
     const subscription = toSubscriptionDto(address, written.stored, written.now, plans);
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
-    const before = written.previous && (await this.plans.of(written.previous));
+    const before = written.previous && (await this.plans.of(written.previous, tx));
     const was = before ? toSubscriptionDto(address, written.previous, written.now, before).features : [];
     const entitlements = entitlementsEvent(was, subscription, written.now);
     if (entitlements) await this.outbox.record(tx, entitlements);

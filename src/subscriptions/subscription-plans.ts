@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_PLAN_ID, type Plan } from '../plans/plan.js';
 import { PlansService } from '../plans/plans.service.js';
+import type { SqlExecutor } from '../database/database.service.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
 /** What the subscription object shows of its plans. */
@@ -17,11 +18,14 @@ export interface SubscriptionPlans {
 export class SubscriptionPlanReader {
   constructor(private readonly plans: PlansService) {}
 
-  async of(stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null): Promise<SubscriptionPlans> {
-    const [plan, pending] = await Promise.all([
-      this.plans.find(stored?.planId ?? DEFAULT_PLAN_ID),
-      stored?.pendingPlanId ? this.plans.find(stored.pendingPlanId) : null,
-    ]);
+  /** `tx`: the caller's transaction, if it holds one (PlansService.find). */
+  async of(
+    stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null,
+    tx?: SqlExecutor,
+  ): Promise<SubscriptionPlans> {
+    // One after the other: a transaction's connection runs one statement at a time.
+    const plan = await this.plans.find(stored?.planId ?? DEFAULT_PLAN_ID, tx);
+    const pending = stored?.pendingPlanId ? await this.plans.find(stored.pendingPlanId, tx) : null;
     return { plan, pending };
   }
 }

@@ -54,7 +54,10 @@ export class SubscriptionReminderSweeper extends Sweeper {
         SWEEP_BATCH_SIZE,
       );
       for (const { subscription, now } of claimed) {
-        await this.outbox.record(tx, trialWillEndEvent(subscription, now, await this.plans.of(subscription)));
+        await this.outbox.record(
+          tx,
+          trialWillEndEvent(subscription, now, await this.plans.of(subscription, tx)),
+        );
       }
       return claimed.length;
     });
@@ -69,7 +72,7 @@ export class SubscriptionReminderSweeper extends Sweeper {
         SWEEP_BATCH_SIZE,
       );
       for (const { subscription, now } of claimed) {
-        await this.outbox.record(tx, expiringEvent(subscription, now, await this.plans.of(subscription)));
+        await this.outbox.record(tx, expiringEvent(subscription, now, await this.plans.of(subscription, tx)));
       }
       return claimed.length;
     });
