@@ -47,14 +47,13 @@ const EVENT_LABEL: Record<string, string> = {
 function StatusBadge({ subscription }: { subscription: Subscription }) {
   // `active` is true while the subscription is in force: `active` or `trialing`.
   const ending = subscription.active && subscription.cancelAtPeriodEnd;
-  const tone =
-    subscription.active
-      ? ending
-        ? 'warning'
-        : 'success'
-      : subscription.status === 'none'
-        ? 'neutral'
-        : 'danger';
+  const tone = subscription.active
+    ? ending
+      ? 'warning'
+      : 'success'
+    : subscription.status === 'none'
+      ? 'neutral'
+      : 'danger';
   return (
     <span class={`badge badge-${tone}`} data-testid="subscription-status">
       {ending ? 'Active, ends at period end' : STATUS_LABEL[subscription.status]}
