@@ -141,6 +141,8 @@ export class SubscriptionsService {
               trial: true,
             });
           }
+          // After a trial, only a payment sent on chain with the request is credited (after the trial); the free
+          // period `free` and `operator` approve is the trial itself.
           if (approved !== null && (renewed === null || approved[0]!.transfer !== null)) {
             // Read before the row lock: a transfer a concurrent renewal credits meanwhile is refused by its unique index.
             const { periods, amountMinor, transfer } = await this.repository.firstUncredited(tx, approved);
