@@ -504,7 +504,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -575,7 +575,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -1198,7 +1198,7 @@ export interface components {
              * @example subscription.expiring
              * @enum {string}
              */
-            type: "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
+            type: "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
         };
         FieldProblemDto: {
             /**
@@ -1493,7 +1493,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events?: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1533,7 +1533,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1578,7 +1578,7 @@ export interface components {
         };
         SubscriptionCanceledDataDto: {
             /**
-             * @description Whether the subscription is active now (`status` is `active`).
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
              * @example true
              */
             active: boolean;
@@ -1615,7 +1615,7 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
-             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
              * @example [
              *       "api.calls",
              *       "export.csv"
@@ -1638,14 +1638,14 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
-             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
             /**
              * Format: date-time
-             * @description The end of the trial the current period is, if it is one (addition).
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
              * @example null
              */
             trialEnd: string | null;
@@ -1677,7 +1677,7 @@ export interface components {
         };
         SubscriptionDto: {
             /**
-             * @description Whether the subscription is active now (`status` is `active`).
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
              * @example true
              */
             active: boolean;
@@ -1714,7 +1714,7 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
-             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
              * @example [
              *       "api.calls",
              *       "export.csv"
@@ -1726,14 +1726,14 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
             /**
              * Format: date-time
-             * @description The end of the trial the current period is, if it is one (addition).
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
              * @example null
              */
             trialEnd: string | null;
@@ -1782,7 +1782,7 @@ export interface components {
         };
         SubscriptionExpiredDataDto: {
             /**
-             * @description Whether the subscription is active now (`status` is `active`).
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
              * @example true
              */
             active: boolean;
@@ -1819,7 +1819,7 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
-             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
              * @example [
              *       "api.calls",
              *       "export.csv"
@@ -1831,20 +1831,20 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description Why the period was not followed by another.
+             * @description Why the period was not followed by another: `canceled` by the holder (or an operator), `not_renewed`, or `trial_ended` (addition): the period was a trial and nothing was paid to follow it.
              * @example not_renewed
              * @enum {string}
              */
-            reason: "canceled" | "not_renewed";
+            reason: "canceled" | "not_renewed" | "trial_ended";
             /**
-             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
             /**
              * Format: date-time
-             * @description The end of the trial the current period is, if it is one (addition).
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
              * @example null
              */
             trialEnd: string | null;
@@ -1876,7 +1876,7 @@ export interface components {
         };
         SubscriptionExpiringDataDto: {
             /**
-             * @description Whether the subscription is active now (`status` is `active`).
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
              * @example true
              */
             active: boolean;
@@ -1918,7 +1918,7 @@ export interface components {
              */
             endsInSeconds: number;
             /**
-             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
              * @example [
              *       "api.calls",
              *       "export.csv"
@@ -1930,14 +1930,14 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
             /**
              * Format: date-time
-             * @description The end of the trial the current period is, if it is one (addition).
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
              * @example null
              */
             trialEnd: string | null;
@@ -1978,7 +1978,7 @@ export interface components {
         };
         SubscriptionRenewedDataDto: {
             /**
-             * @description Whether the subscription is active now (`status` is `active`).
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
              * @example true
              */
             active: boolean;
@@ -2015,7 +2015,7 @@ export interface components {
              */
             currentPeriodStart: string | null;
             /**
-             * @description The entitlements in force now (addition): the plan's features while `active` is true, else empty.
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
              * @example [
              *       "api.calls",
              *       "export.csv"
@@ -2040,14 +2040,14 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
-             * @description `none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
             /**
              * Format: date-time
-             * @description The end of the trial the current period is, if it is one (addition).
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
              * @example null
              */
             trialEnd: string | null;
@@ -2076,6 +2076,99 @@ export interface components {
              * @enum {string}
              */
             type: "subscription.renewed";
+        };
+        SubscriptionTrialWillEndDataDto: {
+            /**
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+            /**
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
+             * @example null
+             */
+            trialEnd: string | null;
+            /**
+             * @description Seconds from the event to `trialEnd` (at most SUBSCRIPTION_EXPIRING_NOTICE_HOURS × 3600; less when the trial was shorter than that, or when no instance ran as it entered the notice).
+             * @example 259195
+             */
+            trialEndsInSeconds: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionTrialWillEndEventDto: {
+            data: components["schemas"]["SubscriptionTrialWillEndDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the reminder was recorded.
+             * @example 2026-12-19T01:30:04.512Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.trial_will_end
+             * @enum {string}
+             */
+            type: "subscription.trial_will_end";
         };
         TestWebhookDto: {
             /**
@@ -2209,7 +2302,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -3436,7 +3529,7 @@ export interface operations {
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("subscription.renewed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+                type?: ("subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
                 /** @description Only events at or after this instant (ISO 8601 with a time zone). */
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */

@@ -10,7 +10,8 @@ export type WebhookEvent =
   | Schemas['ApiKeyCreatedEventDto']
   | Schemas['ApiKeyRevokedEventDto']
   | Schemas['WebhookTestEventDto']
-  | Schemas['SubscriptionExpiringEventDto'];
+  | Schemas['SubscriptionExpiringEventDto']
+  | Schemas['SubscriptionTrialWillEndEventDto'];
 
 export type WebhookEventType = WebhookEvent['type'];
 

@@ -367,7 +367,7 @@ export const SETTINGS = {
     env: 'SUBSCRIPTION_EXPIRING_NOTICE_HOURS',
     parse: integer({ min: 1, max: 8760 }),
     default: 72,
-    doc: 'How long before the end of an active, not canceled period its `subscription.expiring` event is sent (once per period end).',
+    doc: 'How long before the end of an active, not canceled period its `subscription.expiring` event is sent (once per period end), and before the end of a trial its `subscription.trial_will_end` (once per trial).',
   }),
   rateLimitPerMinute: setting<number | undefined>({
     env: 'RATE_LIMIT_PER_MINUTE',

@@ -9,6 +9,7 @@ import {
   ApiKeyRevokedEventDto,
 } from '../api-keys/dto/api-key-webhook-events.dto.js';
 import { SubscriptionExpiringEventDto } from '../subscriptions/dto/subscription-expiring-event.dto.js';
+import { SubscriptionTrialWillEndEventDto } from '../subscriptions/dto/subscription-trial-will-end-event.dto.js';
 import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { errorResponse, type ErrorStatus } from '../common/http/api-errors.decorator.js';
 import type { EventType } from '../events/event-types.js';
@@ -114,7 +115,13 @@ const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary:
   'webhook.test': [WebhookTestEventDto, 'Sent by POST /webhooks/test.'],
   'subscription.expiring': [
     SubscriptionExpiringEventDto,
-    'An active period ends within SUBSCRIPTION_EXPIRING_NOTICE_HOURS (once per period end).',
+    'An active period ends within SUBSCRIPTION_EXPIRING_NOTICE_HOURS (once per period end; not sent for a trial ' +
+      'that nothing paid follows, which gets `subscription.trial_will_end`).',
+  ],
+  'subscription.trial_will_end': [
+    SubscriptionTrialWillEndEventDto,
+    'A free trial ends within SUBSCRIPTION_EXPIRING_NOTICE_HOURS (once per trial; not when canceled). Operators ' +
+      'receive it for every address.',
   ],
   'entitlements.updated': [
     EntitlementsUpdatedEventDto,

@@ -51,8 +51,9 @@ export type Updated = { plan: Plan } | { refused: 'not_found' | 'in_use' };
 export class PlansRepository {
   constructor(private readonly db: Database) {}
 
-  async find(id: string): Promise<Plan | null> {
-    const { rows } = await this.db.run<PlanRow>(sql`SELECT ${COLUMNS} FROM plans WHERE id = ${id}`);
+  /** `on`: the caller's transaction, when it holds one (a second connection could wait on a full pool). */
+  async find(id: string, on: SqlExecutor = this.db): Promise<Plan | null> {
+    const { rows } = await on.run<PlanRow>(sql`SELECT ${COLUMNS} FROM plans WHERE id = ${id}`);
     return rows[0] ? toPlan(rows[0]) : null;
   }
 

@@ -30,11 +30,14 @@ export class PlansService {
     return [this.defaultPlan, ...(await this.repository.list(archived))];
   }
 
-  /** Any plan, archived or not; 404 `plan_not_found`. */
-  async find(id: string): Promise<Plan> {
+  /**
+   * Any plan, archived or not; 404 `plan_not_found`. Within a transaction, pass it as `tx`: the read then runs on its
+   * connection rather than waiting for a second one from the pool.
+   */
+  async find(id: string, tx?: SqlExecutor): Promise<Plan> {
     if (id === DEFAULT_PLAN_ID) return this.defaultPlan;
     // An id no plan can have is answered without a query.
-    const plan = PLAN_ID.test(id) ? await this.repository.find(id) : null;
+    const plan = PLAN_ID.test(id) ? await this.repository.find(id, tx) : null;
     if (!plan) throw PlanErrors.notFound();
     return plan;
   }

@@ -1,5 +1,6 @@
 import type { NewEvent } from '../events/event-outbox.service.js';
 import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-event.dto.js';
+import type { SubscriptionTrialWillEndDataDto } from './dto/subscription-trial-will-end-event.dto.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
@@ -65,9 +66,19 @@ export function expiredEvent(
   return {
     type: 'subscription.expired',
     address: subscription.address,
-    data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
+    data: { ...ended, reason: expiryReason(subscription, ended.status) },
     occurredAt: now,
   };
+}
+
+/** A cancel comes first (the holder asked); else a period that was all trial ended unpaid, or one not renewed. */
+function expiryReason(
+  subscription: StoredSubscription,
+  status: SubscriptionDto['status'],
+): 'canceled' | 'trial_ended' | 'not_renewed' {
+  if (status === 'canceled') return 'canceled';
+  const trialEnd = subscription.trialEnd?.getTime();
+  return trialEnd === subscription.currentPeriodEnd.getTime() ? 'trial_ended' : 'not_renewed';
 }
 
 /** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */
@@ -81,6 +92,24 @@ export function expiringEvent(
     endsInSeconds: Math.floor((subscription.currentPeriodEnd.getTime() - now.getTime()) / 1000),
   };
   return { type: 'subscription.expiring', address: subscription.address, data: { ...data }, occurredAt: now };
+}
+
+/** `subscription.trial_will_end`: a trial within the notice of its end, seen at `now`. */
+export function trialWillEndEvent(
+  subscription: StoredSubscription & { trialEnd: Date },
+  now: Date,
+  plans: SubscriptionPlans,
+): NewEvent {
+  const data: SubscriptionTrialWillEndDataDto = {
+    ...toSubscriptionDto(subscription.address, subscription, now, plans),
+    trialEndsInSeconds: Math.floor((subscription.trialEnd.getTime() - now.getTime()) / 1000),
+  };
+  return {
+    type: 'subscription.trial_will_end',
+    address: subscription.address,
+    data: { ...data },
+    occurredAt: now,
+  };
 }
 
 /**

@@ -40,7 +40,7 @@ export class SubscriptionExpirySweeper extends Sweeper {
     return this.db.transaction(async (tx) => {
       const { expired, now } = await this.subscriptions.recordDueExpiries(tx, SWEEP_BATCH_SIZE);
       for (const subscription of expired) {
-        const plans = await this.plans.of(subscription);
+        const plans = await this.plans.of(subscription, tx);
         const address = checksumAddress(subscription.address);
         await this.outbox.record(tx, expiredEvent(subscription, now, plans));
         // A cancel now told of the features' end already (its period ends when it was canceled).

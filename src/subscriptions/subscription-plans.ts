@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DEFAULT_PLAN_ID, type Plan } from '../plans/plan.js';
 import { PlansService } from '../plans/plans.service.js';
+import type { SqlExecutor } from '../database/database.service.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
 /** What the subscription object shows of its plans. */
@@ -17,10 +18,9 @@ export async function plansOf(
   stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null,
   find: (id: string) => Promise<Plan>,
 ): Promise<SubscriptionPlans> {
-  const [plan, pending] = await Promise.all([
-    find(stored?.planId ?? DEFAULT_PLAN_ID),
-    stored?.pendingPlanId ? find(stored.pendingPlanId) : null,
-  ]);
+  // One after the other: inside a transaction its one connection runs one statement at a time.
+  const plan = await find(stored?.planId ?? DEFAULT_PLAN_ID);
+  const pending = stored?.pendingPlanId ? await find(stored.pendingPlanId) : null;
   return { plan, pending };
 }
 
@@ -32,7 +32,11 @@ export async function plansOf(
 export class SubscriptionPlanReader {
   constructor(private readonly plans: PlansService) {}
 
-  of(stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null): Promise<SubscriptionPlans> {
-    return plansOf(stored, (id) => this.plans.find(id));
+  /** `tx`: the caller's transaction, if it holds one (PlansService.find). */
+  of(
+    stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null,
+    tx?: SqlExecutor,
+  ): Promise<SubscriptionPlans> {
+    return plansOf(stored, (id) => this.plans.find(id, tx));
   }
 }

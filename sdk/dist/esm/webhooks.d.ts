@@ -1,7 +1,7 @@
 import type { components } from './schema.js';
 type Schemas = components['schemas'];
 /** A delivered event, typed by its `type`: `switch (event.type)` narrows `event.data`. */
-export type WebhookEvent = Schemas['SubscriptionRenewedEventDto'] | Schemas['SubscriptionCanceledEventDto'] | Schemas['SubscriptionExpiredEventDto'] | Schemas['ApiKeyCreatedEventDto'] | Schemas['ApiKeyRevokedEventDto'] | Schemas['WebhookTestEventDto'] | Schemas['SubscriptionExpiringEventDto'];
+export type WebhookEvent = Schemas['SubscriptionRenewedEventDto'] | Schemas['SubscriptionCanceledEventDto'] | Schemas['SubscriptionExpiredEventDto'] | Schemas['ApiKeyCreatedEventDto'] | Schemas['ApiKeyRevokedEventDto'] | Schemas['WebhookTestEventDto'] | Schemas['SubscriptionExpiringEventDto'] | Schemas['SubscriptionTrialWillEndEventDto'];
 export type WebhookEventType = WebhookEvent['type'];
 export type WebhookVerificationCode = 'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'timestamp_too_old' | 'timestamp_too_new' | 'invalid_signature' | 'invalid_body';
 /** A delivery that must not be trusted; `code` says why. Answer it with a 4xx. */

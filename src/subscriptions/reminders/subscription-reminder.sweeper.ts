@@ -4,7 +4,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
 import { Database } from '../../database/database.service.js';
 import { EventOutbox } from '../../events/event-outbox.service.js';
-import { expiringEvent } from '../subscription-events.js';
+import { expiringEvent, trialWillEndEvent } from '../subscription-events.js';
 import { SubscriptionPlanReader } from '../subscription-plans.js';
 import { SubscriptionRemindersRepository } from './subscription-reminders.repository.js';
 
@@ -23,9 +23,10 @@ const PURGE_BATCH_SIZE = 1000;
 
 /**
  * Background job (only where `workersEnabled`) that records `subscription.expiring` once per period end, when an
- * active period that is not canceled at its end comes within SUBSCRIPTION_EXPIRING_NOTICE_HOURS of it. Several
- * instances may sweep at once: the `subscription_reminders` primary key keeps each period end's reminder to exactly
- * one, and a renewal, which moves the period end, arms the next one.
+ * active period that is not canceled at its end comes within SUBSCRIPTION_EXPIRING_NOTICE_HOURS of it, and
+ * `subscription.trial_will_end` once per trial, when a trial comes as close to its end. Several instances may sweep at
+ * once: the `subscription_reminders` primary key keeps each period end's reminder to exactly one, and a renewal,
+ * which moves the period end, arms the next one; `subscription_trials.reminded_at` keeps each trial's to one.
  */
 @Injectable()
 export class SubscriptionReminderSweeper extends Sweeper {
@@ -41,6 +42,25 @@ export class SubscriptionReminderSweeper extends Sweeper {
 
   protected async sweep(): Promise<void> {
     await this.drain(() => this.recordDue(), SWEEP_BATCH_SIZE, 'recorded subscription reminders');
+    await this.drain(() => this.recordTrialsDue(), SWEEP_BATCH_SIZE, 'recorded trial reminders');
+  }
+
+  /** Claims a batch of due trial reminders and records their events, in one transaction. */
+  private recordTrialsDue(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const claimed = await this.repository.claimTrialsDue(
+        tx,
+        this.config.subscriptionExpiringNoticeHours,
+        SWEEP_BATCH_SIZE,
+      );
+      for (const { subscription, now } of claimed) {
+        await this.outbox.record(
+          tx,
+          trialWillEndEvent(subscription, now, await this.plans.of(subscription, tx)),
+        );
+      }
+      return claimed.length;
+    });
   }
 
   /** Claims a batch of due reminders and records their events, in one transaction: both or neither commit. */
@@ -52,7 +72,7 @@ export class SubscriptionReminderSweeper extends Sweeper {
         SWEEP_BATCH_SIZE,
       );
       for (const { subscription, now } of claimed) {
-        await this.outbox.record(tx, expiringEvent(subscription, now, await this.plans.of(subscription)));
+        await this.outbox.record(tx, expiringEvent(subscription, now, await this.plans.of(subscription, tx)));
       }
       return claimed.length;
     });

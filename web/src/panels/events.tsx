@@ -4,6 +4,7 @@ import { Button, DateTime, ErrorNote, errorText, formatDate, Loading, shortAddre
 
 const EVENT_LABEL: Record<EventType, string> = {
   'subscription.renewed': 'Subscription renewed',
+  'subscription.trial_will_end': 'Trial ends soon',
   'subscription.canceled': 'Subscription canceled',
   'subscription.expired': 'Subscription ended',
   'subscription.expiring': 'Subscription ends soon',
@@ -36,6 +37,10 @@ function summary(event: TollgateEvent, everyAddress: boolean): string {
         : `${whose}ended at once`;
     case 'subscription.expired':
       return periodEnd ? `${whose}ended ${formatDate(periodEnd)}` : whose;
+    case 'subscription.trial_will_end': {
+      const trialEnd = text(data.trialEnd);
+      return trialEnd ? `${whose}trial ends ${formatDate(trialEnd)}` : whose;
+    }
     case 'api_key.created':
     case 'api_key.revoked':
       return `${whose}“${text(data.label) ?? ''}” (${text(data.prefix) ?? ''}…)`;

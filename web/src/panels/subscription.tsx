@@ -32,6 +32,7 @@ function endsSoon(subscription: Subscription, now = Date.now()): boolean {
 
 const STATUS_LABEL: Record<Subscription['status'], string> = {
   none: 'Not subscribed',
+  trialing: 'Free trial',
   active: 'Active',
   canceled: 'Canceled',
   expired: 'Expired',
@@ -44,15 +45,15 @@ const EVENT_LABEL: Record<string, string> = {
 };
 
 function StatusBadge({ subscription }: { subscription: Subscription }) {
-  const ending = subscription.status === 'active' && subscription.cancelAtPeriodEnd;
-  const tone =
-    subscription.status === 'active'
-      ? ending
-        ? 'warning'
-        : 'success'
-      : subscription.status === 'none'
-        ? 'neutral'
-        : 'danger';
+  // `active` is true while the subscription is in force: `active` or `trialing`.
+  const ending = subscription.active && subscription.cancelAtPeriodEnd;
+  const tone = subscription.active
+    ? ending
+      ? 'warning'
+      : 'success'
+    : subscription.status === 'none'
+      ? 'neutral'
+      : 'danger';
   return (
     <span class={`badge badge-${tone}`} data-testid="subscription-status">
       {ending ? 'Active, ends at period end' : STATUS_LABEL[subscription.status]}
@@ -198,7 +199,7 @@ export function SubscriptionManager(props: {
     );
   }
 
-  const active = subscription.status === 'active';
+  const active = subscription.active;
   const verb = subscription.status === 'none' ? 'Subscribe' : active ? 'Renew for another period' : 'Renew';
   const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
   const price = terms ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol) : undefined;
@@ -258,7 +259,16 @@ export function SubscriptionManager(props: {
               <DateTime value={subscription.currentPeriodEnd} />
             </dd>
           </div>
-          {subscription.status === 'active' && subscription.cancelAtPeriodEnd && (
+          {subscription.status === 'trialing' && subscription.trialEnd && (
+            <div>
+              <dt>Free trial</dt>
+              <dd data-testid="trial-end">
+                Until <DateTime value={subscription.trialEnd} />
+                {subscription.currentPeriodEnd !== subscription.trialEnd && ', then the paid period'}
+              </dd>
+            </div>
+          )}
+          {subscription.active && subscription.cancelAtPeriodEnd && (
             <div>
               <dt>Cancellation</dt>
               <dd data-testid="cancellation">

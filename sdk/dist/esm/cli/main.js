@@ -44,6 +44,8 @@ Needs viem (an optional peer dependency of @tollgate/client): npm install viem`,
         usage: 'renew [--address <a>] [--plan <id>] [--tx-hash <0x…>] [--wait]',
         summary: 'pay for one more period',
         help: `Renews for one more period. Under the erc20 gateway, --tx-hash is the hash of the payment's transfer.
+A wallet's first subscription to a plan with a trial starts the trial (status trialing) and needs no --tx-hash;
+one paid during the trial starts its period at the trial's end.
 
   --address <a>    the subscription to renew (operators)
   --plan <id>      the plan to subscribe to (see plans list); default: the subscription's own
