@@ -26,8 +26,12 @@ describe('costsMorePerSecond', () => {
 
   it('stays exact with prices far beyond 2^53', () => {
     const huge = 2n ** 255n;
-    expect(costsMorePerSecond(plan('a', huge, 2_147_483_647), plan('b', huge + 1n, 2_147_483_647))).toBe(true);
-    expect(costsMorePerSecond(plan('a', huge + 1n, 2_147_483_647), plan('b', huge, 2_147_483_647))).toBe(false);
+    expect(costsMorePerSecond(plan('a', huge, 2_147_483_647), plan('b', huge + 1n, 2_147_483_647))).toBe(
+      true,
+    );
+    expect(costsMorePerSecond(plan('a', huge + 1n, 2_147_483_647), plan('b', huge, 2_147_483_647))).toBe(
+      false,
+    );
   });
 });
 
@@ -88,7 +92,10 @@ describe('decidePlanChange', () => {
 
   it('drops a scheduled change when the current plan is named, and leaves a repeated one alone', () => {
     const scheduled = { planId: 'pro', pendingPlanId: 'basic', currentPeriodEnd: end };
-    expect(decidePlanChange(scheduled, NOW, PRO, PRO)).toEqual({ kind: 'unschedule', pendingPlanId: 'basic' });
+    expect(decidePlanChange(scheduled, NOW, PRO, PRO)).toEqual({
+      kind: 'unschedule',
+      pendingPlanId: 'basic',
+    });
     expect(decidePlanChange(scheduled, NOW, PRO, BASIC)).toEqual({ kind: 'unchanged' });
     expect(decidePlanChange({ ...scheduled, pendingPlanId: null }, NOW, PRO, PRO)).toEqual({
       kind: 'unchanged',
