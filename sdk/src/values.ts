@@ -21,6 +21,7 @@ type _ScopesCovered = Assert<Covers<typeof SCOPES, Scope>>;
  */
 export const EVENT_TYPES = [
   'subscription.renewed',
+  'subscription.plan_changed',
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',

@@ -108,10 +108,13 @@ export class SubscriptionCredits {
       plan: credit.plan ?? null,
     });
     if (written.expired !== null) {
-      // With the features it ends, as the expiry sweep would have told of them.
-      const ended = await this.plans.of(written.expired);
-      for (const event of expiryEvents(written.expired, written.now, ended))
+      // With the features it ends, as the expiry sweep would have told of them; dated at the period end, when they
+      // ended, so that they come before the renewal's events (dated now) in every listing.
+      const { expired } = written;
+      const ended = await this.plans.of(expired);
+      for (const event of expiryEvents(expired, expired.currentPeriodEnd, ended)) {
         await this.outbox.record(tx, event);
+      }
     }
     const plans = await this.plans.of(written.stored);
     const subscription = toSubscriptionDto(address, written.stored, written.now, plans);
