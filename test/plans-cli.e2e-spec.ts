@@ -69,4 +69,46 @@ describe('tollgate plans', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^refused: 403 operator_required: /);
   });
+
+  it('changes plan: a dearer one at once, a cheaper one at the period end', async () => {
+    const operatorLogin = await tollgate(['login', '--origin', TEST_ORIGIN.AUTH_URI], {
+      TOLLGATE_PRIVATE_KEY: operatorKey,
+    });
+    expect(operatorLogin.code).toBe(0);
+    for (const [id, price] of [
+      ['lite', '5'],
+      ['plus', '10'],
+    ] as const) {
+      const made = await tollgate([
+        'plans',
+        'create',
+        id,
+        '--name',
+        id,
+        '--period',
+        '3600',
+        '--price',
+        price,
+      ]);
+      expect(made.code).toBe(0);
+    }
+    expect((await tollgate(['renew', '--plan', 'lite'])).code).toBe(0);
+    const upgraded = await tollgate(['change-plan', 'plus']);
+    expect(upgraded.code).toBe(0);
+    expect(upgraded.stdout).toContain('plan:');
+    expect(upgraded.stdout).toContain('"id":"plus"');
+    const start = /currentPeriodStart: +(\S+)/.exec(upgraded.stdout)![1]!;
+    const end = /currentPeriodEnd: +(\S+)/.exec(upgraded.stdout)![1]!;
+    // About an hour of Lite left, worth about half an hour of Plus, in whole seconds.
+    const seconds = (Date.parse(end) - Date.parse(start)) / 1000;
+    expect(Number.isInteger(seconds)).toBe(true);
+    expect(seconds).toBeGreaterThan(1700);
+    expect(seconds).toBeLessThanOrEqual(1800);
+    const scheduled = await tollgate(['change-plan', 'lite']);
+    expect(scheduled.stdout).toMatch(/pendingPlan: +\{"id":"lite","name":"lite","effectiveAt":"[^"]+"\}/);
+    expect(await tollgate(['change-plan'])).toMatchObject({ code: 2 });
+    const unknown = await tollgate(['change-plan', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^refused: 404 plan_not_found: /);
+  });
 });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as yaml from 'js-yaml';
 import {
   apiKey,
+  changePlan,
   createTollgateClient,
   entitlement,
   entitlements,
@@ -366,6 +367,34 @@ describe('@tollgate/client against the service', () => {
     expect(all).toMatchObject({ address: owner.address, features: [], until: null });
     const refused = await asOwner.GET('/entitlements', { params: { query: { feature: 'Not A Key' } } });
     expect(refused.error?.details.code).toBe('validation_failed');
+  });
+
+  it('changes plan in one call, with an Idempotency-Key of its own', async () => {
+    const asOperator = connect({ credential: await signIn(connect(), operatorWallet, SIGNED_IN_AS) });
+    for (const [id, pricePerPeriod] of [
+      ['cheap', '1'],
+      ['dear', '2'],
+    ] as const) {
+      await unwrap(asOperator.POST('/plans', { body: { id, name: id, periodSeconds: 600, pricePerPeriod } }));
+    }
+    const wallet = connect({ credential: await signIn(connect(), newWallet(), SIGNED_IN_AS) });
+    await unwrap(wallet.POST('/subscriptions/renew', { body: { plan: 'cheap' } }));
+    const changed = await changePlan(wallet, 'dear');
+    expect(changed).toMatchObject({
+      status: 'active',
+      plan: { id: 'dear', name: 'dear' },
+      pendingPlan: null,
+    });
+    const scheduled = await changePlan(wallet, 'cheap');
+    expect(scheduled.pendingPlan).toMatchObject({ id: 'cheap', effectiveAt: changed.currentPeriodEnd });
+    const history = await unwrap(wallet.GET('/subscriptions/history'));
+    expect(history.map((entry) => entry.planChange)).toEqual([
+      { from: 'dear', to: 'cheap' },
+      { from: 'cheap', to: 'dear' },
+      null,
+    ]);
+    const refused = await changePlan(wallet, 'nope').catch((error: unknown) => error);
+    expect(isTollgateError(refused, 'plan_not_found')).toBe(true);
   });
 
   it('called every operation of docs/openapi.yaml', () => {

@@ -119,7 +119,11 @@ export interface TollgateClientOptions extends Omit<ClientOptions, 'baseUrl'>, R
 }
 
 /** Operations that pay or change a subscription: each call gets its own Idempotency-Key unless the caller sets one. */
-const IDEMPOTENT_POSTS = new Set(['/subscriptions/renew', '/subscriptions/cancel']);
+const IDEMPOTENT_POSTS = new Set([
+  '/subscriptions/renew',
+  '/subscriptions/change-plan',
+  '/subscriptions/cancel',
+]);
 
 /** A version 4 UUID. getRandomValues also works where randomUUID is missing (a page served over plain http). */
 function uuid(): string {

@@ -27,6 +27,7 @@ export {
   type ClientErrorCode,
 } from './errors.js';
 export { entitlement, entitlements, type Entitlement, type EntitlementList } from './entitlements.js';
+export { changePlan, type ChangePlanOptions } from './change-plan.js';
 export {
   signIn,
   DEFAULT_SIGN_IN_CHAIN_ID,

@@ -22,6 +22,7 @@ type _ScopesCovered = Assert<Covers<typeof SCOPES, Scope>>;
 export const EVENT_TYPES = [
   'subscription.renewed',
   'subscription.trial_will_end',
+  'subscription.plan_changed',
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',

@@ -6,6 +6,7 @@
 export const EVENT_TYPES = [
   'subscription.renewed',
   'subscription.trial_will_end',
+  'subscription.plan_changed',
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',
@@ -22,6 +23,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.renewed',
   'subscription.trial_will_end',
+  'subscription.plan_changed',
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',

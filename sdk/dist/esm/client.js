@@ -5,7 +5,11 @@ import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, resilientFetch, } from './tran
 /** Page size asked for when the caller sets none: sending one turns the lists that answer whole into pages. */
 const PAGE_LIMIT = 100;
 /** Operations that pay or change a subscription: each call gets its own Idempotency-Key unless the caller sets one. */
-const IDEMPOTENT_POSTS = new Set(['/subscriptions/renew', '/subscriptions/cancel']);
+const IDEMPOTENT_POSTS = new Set([
+    '/subscriptions/renew',
+    '/subscriptions/change-plan',
+    '/subscriptions/cancel',
+]);
 /** A version 4 UUID. getRandomValues also works where randomUUID is missing (a page served over plain http). */
 function uuid() {
     if (typeof globalThis.crypto.randomUUID === 'function')

@@ -3,6 +3,7 @@ export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RequestSettings } from '.
 export { apiKey, sessionToken, authorization, type Credential, type ApiKeyCredential, type SessionCredential, } from './credentials.js';
 export { TollgateError, TollgateConnectionError, TollgateTimeoutError, isTollgateError, unwrap, type ErrorBody, type ErrorCode, type ClientErrorCode, } from './errors.js';
 export { entitlement, entitlements, type Entitlement, type EntitlementList } from './entitlements.js';
+export { changePlan, type ChangePlanOptions } from './change-plan.js';
 export { signIn, DEFAULT_SIGN_IN_CHAIN_ID, type SignedIn, type SignInOptions, type MessageSigner, type Eip1193Provider, } from './sign-in.js';
 export { SignInMessageError, type SignInMessageCode } from './siwe.js';
 export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookHeaders, type WebhookVerificationCode, type VerifyWebhookOptions, } from './webhooks.js';

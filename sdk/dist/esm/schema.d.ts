@@ -395,6 +395,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions/change-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change plan: a dearer one at once, another at the period end (addition).
+         * @description Changes the plan of an active subscription; no money changes hands. To a plan that costs more per second (price × the other period compared in integers) it takes effect at once: a new period starts now, and the time left is converted at the two plans' prices per second, rounded down to whole seconds (10 days left on a 5-token 30-day plan become 5 days on a 10-token 30-day plan), emitting `subscription.plan_changed` and, when the features change, `entitlements.updated`. To a plan as dear or cheaper per second it is scheduled for the end of the period (`pendingPlan` with its `effectiveAt`) and applied then by the background workers, once, with the same events; a renewal meanwhile buys periods of the scheduled plan, at its price. Naming the current plan drops a scheduled change; naming the plan already scheduled, or the current one with nothing scheduled, changes nothing (200). Every change is in the history (`plan_changed`, `plan_scheduled`, `plan_unscheduled`). No active subscription: 409 `subscription_not_active` (subscribe with `POST /subscriptions/renew {"plan"}`). Nothing left to convert (a free current plan, or less than a second of the new plan): 409 `plan_change_no_time_left`. Counts towards EVENTS_MAX_PER_WALLET_PER_DAY as a renewal does. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         */
+        post: operations["changeSubscriptionPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/history": {
         parameters: {
             query?: never;
@@ -448,7 +468,7 @@ export interface paths {
          * Renew manually: pay for one more period (or several).
          * @description An active subscription is extended by the periods paid from its current end (and a pending cancel is dropped); any other starts them now. The renewal goes through the payment gateway (`PAYMENT_GATEWAY`; `GET /subscriptions/plan` says which): `free` approves every renewal (development and tests); `operator` lets only operators (OPERATOR_ADDRESSES) and their API keys renew (anyone else: 403 `renewal_operator_only`); `erc20` takes `{"payment": {"txHash"}}`, the hash of a mined transfer of the payment token to the receiving address, from the subscription's wallet (or from the operator's own wallet when an operator renews another address), of at least the price: it buys floor(amount / price) periods, and each transfer is credited once, ever. A refused payment changes nothing: 402 when it does not pay (`payment_required`, `payment_not_found`, `payment_reverted`, `payment_wrong_token`, `payment_wrong_receiver`, `payment_wrong_payer`, `payment_insufficient`, `payment_too_large`), 409 when it cannot be credited (`payment_already_used`, or `payment_not_confirmed` until it has the required confirmations), 503 `payment_chain_unavailable` when the chain cannot be reached (fails closed, credits nothing; retry later). `payment_not_found` and `payment_not_confirmed` do not use up an Idempotency-Key. Emits `subscription.renewed` with the payment in `data.payment`. Each renewal counts towards EVENTS_MAX_PER_WALLET_PER_DAY for the renewed address (409 `event_limit_reached`, retryable later). An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
          *
-         *     Plans (addition): `plan` names the plan to subscribe to; without it the subscription renews its current plan (`default`, the settings' plan, for a wallet that never chose one). The period is the plan's and, under `erc20`, the price is the plan's (`GET /plans/{id}`); a plan priced `0` is credited one period with no payment. Renewing the plan the subscription is on is allowed even once archived.
+         *     Plans (addition): `plan` names the plan to subscribe to; without it the subscription renews its current plan (`default`, the settings' plan, for a wallet that never chose one). The period is the plan's and, under `erc20`, the price is the plan's (`GET /plans/{id}`); a plan priced `0` is credited one period with no payment. Renewing the plan the subscription is on is allowed even once archived. While a change of plan is scheduled (`pendingPlan`), the periods a renewal appends are on the scheduled plan, at its price and period, and the change still takes effect at its date; naming the current plan then is 409 `plan_change_pending`.
          */
         post: operations["renewSubscription"];
         delete?: never;
@@ -503,7 +523,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.plan_changed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -574,7 +594,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.plan_changed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -824,6 +844,18 @@ export interface components {
              * @example false
              */
             immediate?: boolean;
+        };
+        ChangePlanDto: {
+            /**
+             * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address?: string;
+            /**
+             * @description The plan to change to (`GET /plans`). Dearer per second than the current plan: at once, the time left converted; as dear or cheaper: at the period end (`pendingPlan`); the current plan: drops a scheduled change. Unknown: 404 `plan_not_found`; archived: 409 `plan_archived`.
+             * @example pro
+             */
+            plan: string;
         };
         CreateApiKeyDto: {
             /**
@@ -1197,7 +1229,7 @@ export interface components {
              * @example subscription.expiring
              * @enum {string}
              */
-            type: "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
+            type: "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
         };
         FieldProblemDto: {
             /**
@@ -1352,6 +1384,18 @@ export interface components {
             /** @example Pro */
             name: string;
         };
+        PlanChangeDto: {
+            /**
+             * @description The plan it changed (or was to change) from.
+             * @example basic
+             */
+            from: string;
+            /**
+             * @description The plan it changed (or was to change, or no longer changes) to.
+             * @example pro
+             */
+            to: string;
+        };
         PlanDetailsDto: {
             /**
              * Format: date-time
@@ -1432,7 +1476,7 @@ export interface components {
             /** @description Required when the gateway is `erc20` (else 402 `payment_required`); refused under `free` and `operator` (400 `payment_not_expected`). */
             payment?: components["schemas"]["RenewalPaymentDto"];
             /**
-             * @description The plan to subscribe to (addition; `GET /plans`); default: the subscription's current plan, or `default`. Unknown: 404 `plan_not_found`; archived, unless it is the plan the subscription is on: 409 `plan_archived`; another plan than the active subscription's: 409 `plan_change_required` (use `POST /subscriptions/change-plan`).
+             * @description The plan to subscribe to (addition; `GET /plans`); default: the subscription's current plan (the scheduled one, `pendingPlan`, when a change is scheduled), or `default`. Unknown: 404 `plan_not_found`; archived, unless it is the plan the subscription is on: 409 `plan_archived`; another plan than the active subscription's: 409 `plan_change_required` (use `POST /subscriptions/change-plan`), or `plan_change_pending` when a change to another is scheduled.
              * @example pro
              */
             plan?: string;
@@ -1492,7 +1536,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events?: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1532,7 +1576,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1767,6 +1811,8 @@ export interface components {
             id: string;
             /** @description What paid for a renewal; null for cancels, expiries and renewals recorded before payments were linked. */
             payment: components["schemas"]["PaymentDto"] | (never | null);
+            /** @description For `plan_changed`, `plan_scheduled` and `plan_unscheduled` (addition): the plans; else null. */
+            planChange: components["schemas"]["PlanChangeDto"] | (never | null);
             /**
              * Format: date-time
              * @description The period end before the change; null for the first renewal.
@@ -1774,10 +1820,11 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
+             * @description Additions: `plan_changed` (a change of plan took effect: at once, or at the period end it was scheduled for), `plan_scheduled` (a change to a plan as dear or cheaper per second was scheduled for the period end), `plan_unscheduled` (a scheduled change was dropped). Each of them carries `planChange`.
              * @example renewed
              * @enum {string}
              */
-            type: "renewed" | "canceled" | "expired";
+            type: "renewed" | "canceled" | "expired" | "plan_changed" | "plan_scheduled" | "plan_unscheduled";
         };
         SubscriptionExpiredDataDto: {
             /**
@@ -1965,6 +2012,113 @@ export interface components {
              * @enum {string}
              */
             type: "subscription.expiring";
+        };
+        SubscriptionPlanChangedDataDto: {
+            /**
+             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * Format: date-time
+             * @description When the change took effect: at the request for a dearer plan (whose period starts then and ends at `currentPeriodEnd`, the time left converted), or the period end it was scheduled for.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            effectiveAt: string;
+            /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+            /**
+             * Format: date-time
+             * @description The period end before the change; null for a first renewal.
+             * @example null
+             */
+            previousPeriodEnd: string | null;
+            /** @description The plan it changed from (`plan` is the one it is on now). */
+            previousPlan: components["schemas"]["SubscriptionPlanDto"];
+            /**
+             * @description false: a change to a dearer plan, at once; true: a change scheduled for the period end.
+             * @example false
+             */
+            scheduled: boolean;
+            /**
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
+             * @example null
+             */
+            trialEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionPlanChangedEventDto: {
+            data: components["schemas"]["SubscriptionPlanChangedDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.plan_changed
+             * @enum {string}
+             */
+            type: "subscription.plan_changed";
         };
         SubscriptionPlanDto: {
             /**
@@ -2301,7 +2455,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -3528,7 +3682,7 @@ export interface operations {
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("subscription.renewed" | "subscription.trial_will_end" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+                type?: ("subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
                 /** @description Only events at or after this instant (ISO 8601 with a time zone). */
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */
@@ -4368,6 +4522,157 @@ export interface operations {
             };
         };
     };
+    changeSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Within 24 h, the same key from the same caller (the wallet for a session, the key for an API key) with the same request replays the first response, status and body, without a second effect; with a different request it is 400 `idempotency_key_reused`; while the first is still running, 409 `idempotency_in_progress`. A UUID per logical operation is a good key. */
+                "Idempotency-Key"?: string;
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePlanDto"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the change (unchanged when there was nothing to change). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `idempotency_key_reused`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "idempotency_key_reused" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `plan_not_found`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "plan_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `idempotency_in_progress`, `subscription_not_active`, `plan_archived`, `plan_change_no_time_left`, `event_limit_reached`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "idempotency_in_progress" | "subscription_not_active" | "plan_archived" | "plan_change_no_time_left" | "event_limit_reached";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     getSubscriptionHistory: {
         parameters: {
             query?: {
@@ -4625,7 +4930,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`, `event_limit_reached`, `plan_archived`, `plan_change_required`, `plan_changed`. */
+            /** @description Conflict. `details.code`: `idempotency_in_progress`, `payment_already_used`, `payment_not_confirmed`, `event_limit_reached`, `plan_archived`, `plan_change_required`, `plan_change_pending`, `plan_changed`. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4635,7 +4940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"] & {
                         details: {
                             /** @enum {string} */
-                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed" | "event_limit_reached" | "plan_archived" | "plan_change_required" | "plan_changed";
+                            code: "idempotency_in_progress" | "payment_already_used" | "payment_not_confirmed" | "event_limit_reached" | "plan_archived" | "plan_change_required" | "plan_change_pending" | "plan_changed";
                         };
                     };
                 };

@@ -7,6 +7,7 @@ export const SCOPES = ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'];
 export const EVENT_TYPES = [
     'subscription.renewed',
     'subscription.trial_will_end',
+    'subscription.plan_changed',
     'subscription.expiring',
     'subscription.canceled',
     'subscription.expired',

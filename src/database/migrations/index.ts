@@ -15,6 +15,7 @@ import { Plans1795798423483 } from './1795798423483-Plans.js';
 import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
 import { PlanCacheInvalidations1795813492766 } from './1795813492766-PlanCacheInvalidations.js';
 import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
+import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -38,4 +39,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   SubscriptionPlans1795804010898,
   PlanCacheInvalidations1795813492766,
   SubscriptionTrials1795814548321,
+  SubscriptionPlanChanges1795900000000,
 ];

@@ -5,6 +5,7 @@ import { Button, DateTime, ErrorNote, errorText, formatDate, Loading, shortAddre
 const EVENT_LABEL: Record<EventType, string> = {
   'subscription.renewed': 'Subscription renewed',
   'subscription.trial_will_end': 'Trial ends soon',
+  'subscription.plan_changed': 'Plan changed',
   'subscription.canceled': 'Subscription canceled',
   'subscription.expired': 'Subscription ended',
   'subscription.expiring': 'Subscription ends soon',

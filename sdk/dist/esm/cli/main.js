@@ -3,6 +3,7 @@
 // `tollgate`: the API from a terminal, for developers without a wallet extension. Plain node:util parseArgs.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { changePlan } from '../change-plan.js';
 import { createTollgateClient } from '../client.js';
 import { sessionToken } from '../credentials.js';
 import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
@@ -51,6 +52,15 @@ one paid during the trial starts its period at the trial's end.
   --plan <id>      the plan to subscribe to (see plans list); default: the subscription's own
   --tx-hash <0x…>  the transfer paying for the renewal (erc20 gateway)
   --wait           while the transfer is not mined or lacks confirmations, wait (printing progress) and ask again`,
+    },
+    'change-plan': {
+        usage: 'change-plan <plan> [--address <a>]',
+        summary: 'move to another plan (a dearer one at once, another at the period end)',
+        help: `Changes the plan of the active subscription. A plan dearer per second takes effect at once, the time left
+converted at the two prices per second (rounded down to whole seconds); another is scheduled for the end of the
+period (pendingPlan); the current plan drops a scheduled change.
+
+  --address <a>    the subscription to change (operators)`,
     },
     cancel: {
         usage: 'cancel [--address <a>] [--immediate]',
@@ -233,6 +243,8 @@ async function run(argv) {
             const wait = values.wait === true && values['tx-hash'] !== undefined;
             return printObject(await renew(authed(), body, wait ? { log } : undefined));
         }
+        case 'change-plan':
+            return printObject(await changePlan(authed(), positional(positionals, 1, 'plan'), address));
         case 'cancel': {
             const body = { ...address, immediate: values.immediate ?? false };
             return printObject(await unwrap(authed().POST('/subscriptions/cancel', { body })));
