@@ -268,6 +268,10 @@ describe('changing plan', () => {
     const lapsingFast = (await c.renew(lapsing, { plan: 'fast' })).body;
     for (const who of [renewedFirst, lapsing])
       expect((await c.change(who, { plan: 'slow' })).status).toBe(200);
+    const toBare = await login(t.url);
+    await createPlans(t, operator, [{ id: 'bare', name: 'Bare', periodSeconds: 6, pricePerPeriod: '1' }]);
+    expect((await c.renew(toBare, { plan: 'fast' })).status).toBe(200);
+    expect((await c.change(toBare, { plan: 'bare' })).status).toBe(200);
     // One wallet renews before the end: its next period is Slow's.
     const renewed = (await c.renew(renewedFirst)).body;
     expect(ms(renewed.currentPeriodEnd) - ms(fast.currentPeriodEnd)).toBe(6_000);
@@ -319,6 +323,14 @@ describe('changing plan', () => {
       [],
     ]);
     expect(lapsingFast.currentPeriodEnd).toBeDefined();
+    // Down to a plan without features: the expiry still tells of Fast's ending, whichever sweep came first.
+    await waitFor(async () =>
+      (await c.events(toBare, 'subscription.plan_changed')).length > 0 ? true : undefined,
+    );
+    expect((await c.events(toBare, 'entitlements.updated')).map((event) => event.data)).toEqual([
+      { address: toBare.address, plan: { id: 'fast', name: 'Fast' }, features: FAST.features },
+      { address: toBare.address, plan: { id: 'fast', name: 'Fast' }, features: [] },
+    ]);
     const back = (await c.renew(lapsing)).body;
     expect(back).toMatchObject({ status: 'active', plan: { id: 'slow' }, features: SLOW.features });
     expect(ms(back.currentPeriodEnd) - ms(back.currentPeriodStart)).toBe(6_000);

@@ -348,7 +348,7 @@ export const SETTINGS = {
     env: 'WEBHOOK_WORKERS',
     parse: boolean(),
     default: true,
-    doc: 'Run the background workers (webhook delivery, subscription and API-key expiry sweeps, reminders, event purge) in this process. `false` for API-only instances.',
+    doc: 'Run the background workers (webhook delivery, subscription and API-key expiry sweeps, scheduled plan changes, reminders, event purge) in this process. `false` for API-only instances.',
   }),
   // Events API and renewal reminders (issue 29).
   eventsRetentionDays: setting({

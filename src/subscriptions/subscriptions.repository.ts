@@ -459,18 +459,22 @@ export class SubscriptionsRepository {
 
   /**
    * Applies up to `limit` scheduled changes whose date has come, each with its `plan_changed` history entry, and
-   * returns them (each one's events are the caller's to write in the same transaction). Rows another transaction
+   * returns them (each one's events are the caller's to write in the same transaction); one whose period ended with
+   * it waits for the expiry sweep to record that expiry. Rows another transaction
    * holds are skipped and a claimed row's change is cleared in the statement that claims it, so concurrent sweeps on
    * several instances apply each change once.
    */
   async applyDuePlanChanges(tx: SqlExecutor, limit: number): Promise<AppliedPlanChanges> {
     const now = await this.clock(tx);
+    // A period that ended with the change has its expiry recorded first, so that the expiry's events name the
+    // features that ended (the old plan's), in the order a renewal records them.
     const { rows } = await tx.run<StoredSubscription & { previousPlanId: string; effectiveAt: Date }>(
       sql`UPDATE subscriptions s
         SET plan_id = d.pending_plan_id, pending_plan_id = NULL, pending_plan_at = NULL, updated_at = ${now}
         FROM (
           SELECT address, plan_id, pending_plan_id, pending_plan_at FROM subscriptions
           WHERE pending_plan_id IS NOT NULL AND pending_plan_at <= ${now}
+            AND (current_period_end > pending_plan_at OR expiry_recorded_for = current_period_end)
           ORDER BY pending_plan_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED) AS d
