@@ -1,6 +1,16 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Plan, type Subscription, type SubscriptionEvent } from '../api';
-import { formatAmount, sendPayment, waitForPayment } from '../payment';
+import { useEffect, useId, useState } from 'preact/hooks';
+import {
+  api,
+  ApiError,
+  type Plan,
+  type PlanDetails,
+  type Subscription,
+  type SubscriptionEvent,
+  type SubscriptionStatus,
+} from '../api';
+import { formatAmount, sendPayment, waitForPayment, type Erc20Terms } from '../payment';
+import { PlanPicker } from './plan-picker';
+import { formatPeriod, planPrice } from './plans';
 import { walletFor } from '../wallet';
 import {
   Button,
@@ -24,15 +34,16 @@ import {
 const EXPIRING_WITHIN_MS = 3 * DAY_MS;
 
 function endsSoon(subscription: Subscription, now = Date.now()): boolean {
-  if (subscription.status !== 'active' || subscription.cancelAtPeriodEnd || !subscription.currentPeriodEnd) {
+  if (!subscription.active || subscription.cancelAtPeriodEnd || !subscription.currentPeriodEnd) {
     return false;
   }
   return new Date(subscription.currentPeriodEnd).getTime() - now <= EXPIRING_WITHIN_MS;
 }
 
-const STATUS_LABEL: Record<Subscription['status'], string> = {
+const STATUS_LABEL: Record<SubscriptionStatus, string> = {
   none: 'Not subscribed',
   active: 'Active',
+  trialing: 'Free trial',
   canceled: 'Canceled',
   expired: 'Expired',
 };
@@ -44,18 +55,21 @@ const EVENT_LABEL: Record<string, string> = {
 };
 
 function StatusBadge({ subscription }: { subscription: Subscription }) {
-  const ending = subscription.status === 'active' && subscription.cancelAtPeriodEnd;
-  const tone =
-    subscription.status === 'active'
-      ? ending
-        ? 'warning'
-        : 'success'
-      : subscription.status === 'none'
-        ? 'neutral'
-        : 'danger';
+  const ending = subscription.active && subscription.cancelAtPeriodEnd;
+  const tone = ending
+    ? 'warning'
+    : subscription.status === 'trialing'
+      ? 'info'
+      : subscription.status === 'active'
+        ? 'success'
+        : subscription.status === 'none'
+          ? 'neutral'
+          : 'danger';
   return (
     <span class={`badge badge-${tone}`} data-testid="subscription-status">
-      {ending ? 'Active, ends at period end' : STATUS_LABEL[subscription.status]}
+      {ending
+        ? `${subscription.status === 'trialing' ? 'Free trial' : 'Active'}, ends at period end`
+        : STATUS_LABEL[subscription.status]}
     </span>
   );
 }
@@ -86,12 +100,20 @@ export function SubscriptionManager(props: {
   const { address, self, payer, plan } = props;
   const [subscription, setSubscription] = useState<Subscription>();
   const [history, setHistory] = useState<SubscriptionEvent[]>();
+  // Archived ones too: the subscription's own plan may be archived, and its price is what a renewal pays.
+  const [plans, setPlans] = useState<PlanDetails[]>();
   const [message, setMessage] = useState<string>();
   const [confirm, setConfirm] = useState<Pending>();
   const [step, setStep] = useState<string>();
+  const featuresId = useId();
   const load = useAction();
   const renew = useAction();
   const cancel = useAction();
+  // Choices made in the plan picker, apart from the card's own buttons, so each error shows where it was caused.
+  const subscribe = useAction();
+  const change = useAction();
+  const keep = useAction();
+  const plansLoad = useAction();
   const sendRenew = useIdempotentSend();
   const sendCancel = useIdempotentSend();
   // A payment sent but not yet credited survives a reload: the next renew credits it instead of paying again.
@@ -111,6 +133,10 @@ export function SubscriptionManager(props: {
     });
 
   useEffect(() => {
+    void plansLoad.run(async () => setPlans(await api.plans(true)));
+  }, []);
+
+  useEffect(() => {
     setSubscription(undefined);
     setHistory(undefined);
     setMessage(undefined);
@@ -126,10 +152,10 @@ export function SubscriptionManager(props: {
   };
 
   /** Renews with the payment `txHash`, retrying while the service's node has not seen it yet. */
-  const credit = async (txHash: string | undefined): Promise<Subscription> => {
+  const credit = async (txHash: string | undefined, planId?: string): Promise<Subscription> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const updated = await sendRenew((key) => api.renew(address, key, txHash));
+        const updated = await sendRenew((key) => api.renew(address, key, txHash, planId));
         if (txHash) remember(null);
         return updated;
       } catch (error) {
@@ -148,13 +174,41 @@ export function SubscriptionManager(props: {
     }
   };
 
-  const doRenew = () =>
-    renew.run(async () => {
+  const currentPlan = subscription && plans?.find((item) => item.id === subscription.plan.id);
+
+  /** The transfer that pays one period of `chosen` (the token and receiver are every plan's). */
+  const paymentFor = (chosen: PlanDetails | undefined): Erc20Terms | null => {
+    const erc20 = plan?.gateway === 'erc20' ? plan.erc20 : null;
+    if (!erc20) return null;
+    return chosen ? { ...erc20, pricePerPeriod: chosen.pricePerPeriod } : erc20;
+  };
+
+  /**
+   * Renews the current plan, or subscribes to `chosen`. A plan with a trial is asked for without a payment first:
+   * the service starts the trial, or answers 402 `payment_required` when this wallet had it already, and only then
+   * is the period paid.
+   */
+  const doRenew = (chosen?: PlanDetails) =>
+    (chosen ? subscribe : renew).run(async () => {
       setMessage(undefined);
       try {
+        if (chosen?.trialSeconds != null) {
+          try {
+            const updated = await credit(undefined, chosen.id);
+            await afterChange(
+              updated,
+              updated.status === 'trialing'
+                ? `Your ${chosen.name} trial runs until ${formatDate(updated.trialEnd ?? updated.currentPeriodEnd!)}.`
+                : `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`,
+            );
+            return;
+          } catch (error) {
+            if (!(error instanceof ApiError && error.code === 'payment_required')) throw error;
+          }
+        }
         let txHash: string | undefined;
-        const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
-        if (terms) {
+        const terms = paymentFor(chosen ?? currentPlan);
+        if (terms && terms.pricePerPeriod !== '0') {
           const wallet = await walletFor(payer);
           txHash = pending ?? undefined;
           if (!txHash) {
@@ -164,11 +218,31 @@ export function SubscriptionManager(props: {
           await waitForPayment(wallet, txHash, terms.confirmations, setStep);
           setStep('Crediting the payment…');
         }
-        const updated = await credit(txHash);
-        await afterChange(updated, `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`);
+        const updated = await credit(txHash, chosen?.id);
+        await afterChange(
+          updated,
+          chosen
+            ? `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`
+            : `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`,
+        );
       } finally {
         setStep(undefined);
       }
+    });
+
+  /** Moves to `chosen` (now or at the period's end, as the service decides), or calls a scheduled switch off. */
+  const doChange = (chosen: PlanDetails) =>
+    (chosen.id === subscription?.plan.id ? keep : change).run(async () => {
+      setMessage(undefined);
+      const before = subscription!;
+      const updated = await api.changePlan(address, chosen.id);
+      const text =
+        chosen.id === before.plan.id
+          ? `The switch to ${before.pendingPlan?.name ?? 'another plan'} is called off: ${chosen.name} stays.`
+          : updated.pendingPlan?.id === chosen.id
+            ? `${chosen.name} starts on ${formatDate(updated.pendingPlan.effectiveAt)}, when the current period ends.`
+            : `Now on ${chosen.name}: the period ends on ${formatDate(updated.currentPeriodEnd!)}.`;
+      await afterChange(updated, text);
     });
 
   const doCancel = (immediate: boolean) => {
@@ -198,10 +272,15 @@ export function SubscriptionManager(props: {
     );
   }
 
-  const active = subscription.status === 'active';
+  const active = subscription.active;
+  const trialing = subscription.status === 'trialing';
   const verb = subscription.status === 'none' ? 'Subscribe' : active ? 'Renew for another period' : 'Renew';
-  const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
-  const price = terms ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol) : undefined;
+  const terms = paymentFor(currentPlan);
+  const price =
+    terms && terms.pricePerPeriod !== '0'
+      ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)
+      : undefined;
+  const busy = renew.busy || subscribe.busy || cancel.busy || change.busy || keep.busy;
   const billedByOperator = plan?.gateway === 'operator' && !props.operator;
   const labelFor = (action: string): string =>
     pending ? 'Credit the payment and renew' : price ? `${action}: pay ${price}` : action;
@@ -222,23 +301,23 @@ export function SubscriptionManager(props: {
           <div class="banner" role="status" data-testid="ends-soon">
             <p>
               <strong>
-                Ends {timeUntil(subscription.currentPeriodEnd!)} —{' '}
+                {trialing ? 'Trial ends' : 'Ends'} {timeUntil(subscription.currentPeriodEnd!)} —{' '}
                 {billedByOperator ? 'ask the operator to ' : ''}
                 renew
               </strong>
               <span class="muted">
                 {' '}
-                {self ? 'Your' : 'This'} paid period ends on {formatDate(subscription.currentPeriodEnd!)}; it
-                is not renewed by itself.
+                {self ? 'Your' : 'This'} {trialing ? 'free trial' : 'paid period'} ends on{' '}
+                {formatDate(subscription.currentPeriodEnd!)}; it is not renewed by itself.
               </span>
             </p>
             {!billedByOperator && (
               <Button
                 variant="primary"
-                onClick={doRenew}
+                onClick={() => void doRenew()}
                 busy={renew.busy}
                 busyLabel={step ?? 'Renewing…'}
-                disabled={cancel.busy}
+                disabled={busy}
               >
                 {labelFor('Renew now')}
               </Button>
@@ -246,6 +325,26 @@ export function SubscriptionManager(props: {
           </div>
         )}
         <dl class="facts">
+          <div>
+            <dt>Plan</dt>
+            <dd data-testid="current-plan">
+              <strong>{subscription.plan.name}</strong>
+              {currentPlan && (
+                <span class="muted">
+                  {' '}
+                  · {planPrice(currentPlan, plan)} {formatPeriod(currentPlan.periodSeconds)}
+                </span>
+              )}
+            </dd>
+          </div>
+          {trialing && (
+            <div>
+              <dt>Trial ends</dt>
+              <dd data-testid="trial-end">
+                <DateTime value={subscription.trialEnd ?? subscription.currentPeriodEnd} />
+              </dd>
+            </div>
+          )}
           <div>
             <dt>Period start</dt>
             <dd>
@@ -258,7 +357,7 @@ export function SubscriptionManager(props: {
               <DateTime value={subscription.currentPeriodEnd} />
             </dd>
           </div>
-          {subscription.status === 'active' && subscription.cancelAtPeriodEnd && (
+          {active && subscription.cancelAtPeriodEnd && (
             <div>
               <dt>Cancellation</dt>
               <dd data-testid="cancellation">
@@ -276,6 +375,43 @@ export function SubscriptionManager(props: {
             </div>
           )}
         </dl>
+        <div class="features" data-testid="current-features">
+          <h4 class="facts-label" id={`${featuresId}-title`}>
+            Features in force
+          </h4>
+          {subscription.features.length > 0 ? (
+            <ul class="chips" aria-labelledby={`${featuresId}-title`}>
+              {subscription.features.map((feature) => (
+                <li key={feature}>
+                  <code>{feature}</code>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted small">
+              {active ? `${subscription.plan.name} lists no features.` : 'None: no active subscription.'}
+            </p>
+          )}
+        </div>
+        {active && subscription.pendingPlan && (
+          <div class="banner banner-info" data-testid="pending-plan">
+            <p>
+              <strong>
+                Switching to {subscription.pendingPlan.name} on{' '}
+                {formatDate(subscription.pendingPlan.effectiveAt)}
+              </strong>
+              <span class="muted"> {subscription.plan.name} and its features stay until then.</span>
+            </p>
+            <Button
+              onClick={() => currentPlan && doChange(currentPlan)}
+              busy={keep.busy}
+              busyLabel="Calling off…"
+              disabled={busy || !currentPlan}
+            >
+              Keep {subscription.plan.name}
+            </Button>
+          </div>
+        )}
         {message && <Notice kind="success">{message}</Notice>}
         {pending && !renew.busy && (
           <Notice kind="warning">
@@ -283,19 +419,19 @@ export function SubscriptionManager(props: {
             credits it, without paying again.
           </Notice>
         )}
-        <ErrorNote text={renew.error ?? cancel.error} />
+        <ErrorNote text={renew.error ?? cancel.error ?? keep.error} />
         <div class="actions">
           <Button
             variant="primary"
-            onClick={doRenew}
+            onClick={() => void doRenew()}
             busy={renew.busy}
             busyLabel={step ?? 'Renewing…'}
-            disabled={cancel.busy || billedByOperator}
+            disabled={busy || billedByOperator}
           >
             {labelFor(verb)}
           </Button>
           {active && !subscription.cancelAtPeriodEnd && (
-            <Button onClick={() => setConfirm('cancel-at-end')} disabled={renew.busy || cancel.busy}>
+            <Button onClick={() => setConfirm('cancel-at-end')} disabled={busy}>
               Cancel at period end
             </Button>
           )}
@@ -305,7 +441,7 @@ export function SubscriptionManager(props: {
               onClick={() => setConfirm('cancel-now')}
               busy={cancel.busy}
               busyLabel="Canceling…"
-              disabled={renew.busy}
+              disabled={busy}
             >
               Cancel now
             </Button>
@@ -320,6 +456,20 @@ export function SubscriptionManager(props: {
           Renewing adds one period; an active subscription is extended from its current end.
         </p>
       </div>
+
+      <PlanPicker
+        plans={plans}
+        loadError={plansLoad.error}
+        subscription={subscription}
+        terms={plan}
+        self={self}
+        canRenew={!billedByOperator}
+        busy={busy}
+        step={step}
+        error={subscribe.error ?? change.error}
+        onSubscribe={(chosen) => void doRenew(chosen)}
+        onChange={(chosen) => void doChange(chosen)}
+      />
 
       <div class="card">
         <div class="card-head">

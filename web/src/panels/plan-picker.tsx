@@ -1,0 +1,217 @@
+import { useState } from 'preact/hooks';
+import type { Plan, PlanDetails, Subscription } from '../api';
+import { Button, Confirm, DateTime, ErrorNote, formatDay } from '../ui';
+import { dearerPerSecond, formatPeriod, formatTrial, PlanCard, planPrice, PlanSection } from './plans';
+
+/** What choosing a plan does, by the subscription's state and the two plans' prices per second. */
+type Choice =
+  | { kind: 'subscribe'; plan: PlanDetails }
+  | { kind: 'upgrade'; plan: PlanDetails; from: PlanDetails }
+  | { kind: 'downgrade'; plan: PlanDetails; from: PlanDetails };
+
+/**
+ * When an upgrade started now would end the period, by the rule the service applies (the time left converted at the
+ * two plans' prices per second, whole seconds rounded down): left × old price × new period ÷ (old period × new price),
+ * in bigint. Undefined when it cannot be said (a free plan on either side, or no period end).
+ */
+export function upgradedEnd(
+  subscription: Subscription,
+  from: PlanDetails,
+  to: PlanDetails,
+  now = Date.now(),
+) {
+  if (!subscription.currentPeriodEnd || from.pricePerPeriod === '0' || to.pricePerPeriod === '0')
+    return undefined;
+  const left = BigInt(
+    Math.max(0, Math.floor((new Date(subscription.currentPeriodEnd).getTime() - now) / 1000)),
+  );
+  const seconds =
+    (left * BigInt(from.pricePerPeriod) * BigInt(to.periodSeconds)) /
+    (BigInt(from.periodSeconds) * BigInt(to.pricePerPeriod));
+  return new Date(now + Number(seconds) * 1000).toISOString();
+}
+
+/**
+ * The plans on offer as cards to choose from: subscribe (or start the trial) without an active subscription;
+ * with one, "Upgrade now" to a plan dearer per second and "Switch on <period end>" to a cheaper one, each confirmed
+ * first. The subscription's own plan is marked, and shown even when archived (its subscribers keep it).
+ */
+export function PlanPicker(props: {
+  plans?: PlanDetails[];
+  loadError?: string;
+  subscription: Subscription;
+  terms?: Plan;
+  self: boolean;
+  /** Whether this page may renew (not a wallet under the `operator` gateway). */
+  canRenew: boolean;
+  busy: boolean;
+  /** What the choice in progress is doing ("Confirm the payment in your wallet…"). */
+  step?: string;
+  /** The last choice's error: shown on the card whose button was clicked. */
+  error?: string;
+  onSubscribe(plan: PlanDetails): void;
+  onChange(plan: PlanDetails): void;
+}) {
+  const { subscription, terms } = props;
+  const [choice, setChoice] = useState<Choice>();
+  const [last, setLast] = useState<string>();
+  const active = subscription.active;
+  const currentId = subscription.plan.id;
+  const current = props.plans?.find((plan) => plan.id === currentId);
+  const pending = subscription.pendingPlan;
+  const shown = props.plans?.filter((plan) => plan.offered || (active && plan.id === currentId));
+  const periodEnd = subscription.currentPeriodEnd;
+
+  const pick = (plan: PlanDetails) => {
+    setLast(plan.id);
+    if (!active || !current) {
+      props.onSubscribe(plan);
+      return;
+    }
+    setChoice(
+      dearerPerSecond(plan, current)
+        ? { kind: 'upgrade', plan, from: current }
+        : { kind: 'downgrade', plan, from: current },
+    );
+  };
+  const confirm = () => {
+    const chosen = choice!;
+    setChoice(undefined);
+    props.onChange(chosen.plan);
+  };
+
+  const subscribeLabel = (plan: PlanDetails) => {
+    if (plan.trialSeconds !== null) return `Start the ${formatTrial(plan.trialSeconds)}`;
+    const price = planPrice(plan, terms);
+    return terms?.gateway === 'erc20' && plan.pricePerPeriod !== '0'
+      ? `Subscribe: pay ${price}`
+      : 'Subscribe';
+  };
+
+  const button = (plan: PlanDetails) => {
+    if (active && plan.id === currentId) return null;
+    if (active && pending?.id === plan.id) return null;
+    if (!active && !props.canRenew)
+      return <p class="muted small">Ask the operator to subscribe you to it.</p>;
+    const upgrade = active && current !== undefined && dearerPerSecond(plan, current);
+    return (
+      <Button
+        variant={upgrade || !active ? 'primary' : 'secondary'}
+        onClick={() => pick(plan)}
+        disabled={props.busy || (active && !current)}
+        busy={props.busy && last === plan.id}
+        busyLabel={props.step ?? (active ? 'Changing…' : 'Subscribing…')}
+      >
+        {!active
+          ? subscribeLabel(plan)
+          : upgrade
+            ? 'Upgrade now'
+            : `Switch on ${periodEnd ? formatDay(periodEnd) : 'the period end'}`}
+      </Button>
+    );
+  };
+
+  const badge = (plan: PlanDetails) => {
+    if (active && plan.id === currentId) {
+      return (
+        <span class="badge badge-success" data-testid="plan-current">
+          {subscription.status === 'trialing' ? 'Your plan, on trial' : 'Your plan'}
+        </span>
+      );
+    }
+    if (active && pending?.id === plan.id) {
+      return (
+        <span class="badge badge-warning" data-testid="plan-pending">
+          From {formatDay(pending.effectiveAt)}
+        </span>
+      );
+    }
+    return undefined;
+  };
+
+  const whose = props.self ? 'your' : "the customer's";
+  const intro = active ? (
+    <p class="muted">
+      A plan that costs more per second starts now: the time left on {whose} period is converted at the two
+      plans' prices, with no payment. A cheaper one starts when the current period ends, and can be called off
+      until then.
+    </p>
+  ) : (
+    <p class="muted">
+      Pick a plan to subscribe{props.self ? '' : ' the customer'}. A trial is free and is given once per
+      wallet and plan; after one, the plan is paid from the start.
+    </p>
+  );
+
+  return (
+    <>
+      <PlanSection
+        title={active ? 'Change plan' : 'Choose a plan'}
+        intro={intro}
+        plans={shown}
+        error={props.loadError}
+      >
+        {(plan) => (
+          <PlanCard
+            plan={plan}
+            terms={terms}
+            key={plan.id}
+            current={active && plan.id === currentId}
+            badge={badge(plan)}
+          >
+            {button(plan)}
+            {last === plan.id && <ErrorNote text={props.error} />}
+          </PlanCard>
+        )}
+      </PlanSection>
+      <Confirm
+        open={choice?.kind === 'upgrade'}
+        title={`Upgrade to ${choice?.plan.name ?? ''} now?`}
+        confirmLabel="Upgrade now"
+        onConfirm={confirm}
+        onCancel={() => setChoice(undefined)}
+      >
+        {choice?.kind === 'upgrade' && (
+          <UpgradeText choice={choice} subscription={subscription} terms={terms} />
+        )}
+      </Confirm>
+      <Confirm
+        open={choice?.kind === 'downgrade'}
+        title={`Switch to ${choice?.plan.name ?? ''} at the period's end?`}
+        confirmLabel={`Switch on ${periodEnd ? formatDay(periodEnd) : 'the period end'}`}
+        onConfirm={confirm}
+        onCancel={() => setChoice(undefined)}
+      >
+        {choice?.kind === 'downgrade' && (
+          <p>
+            {choice.from.name} and its features stay until <DateTime value={periodEnd} />; then{' '}
+            {choice.plan.name} starts, at {planPrice(choice.plan, terms)}{' '}
+            {formatPeriod(choice.plan.periodSeconds)}. Until then you can call the switch off.
+          </p>
+        )}
+      </Confirm>
+    </>
+  );
+}
+
+function UpgradeText(props: {
+  choice: Extract<Choice, { kind: 'upgrade' }>;
+  subscription: Subscription;
+  terms?: Plan;
+}) {
+  const { plan, from } = props.choice;
+  const end = upgradedEnd(props.subscription, from, plan);
+  return (
+    <>
+      <p>
+        {plan.name} and its features start now, with no payment: the time left on {from.name} is converted at
+        the two plans' prices per second{end ? ', so the period ends sooner, on ' : '.'}
+        {end && <DateTime value={end} />}
+        {end ? '.' : ''}
+      </p>
+      <p>
+        Renewing then costs {planPrice(plan, props.terms)} {formatPeriod(plan.periodSeconds)}.
+      </p>
+    </>
+  );
+}
