@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Plan, PlanDetails, Subscription } from '../api';
+import { ApiError, type Plan, type PlanDetails, type Subscription } from '../api';
 import { Button, Confirm, DateTime, ErrorNote, formatDay } from '../ui';
 import { dearerPerSecond, formatPeriod, formatTrial, PlanCard, planPrice, PlanSection } from './plans';
 
@@ -10,9 +10,9 @@ type Choice =
   | { kind: 'downgrade'; plan: PlanDetails; from: PlanDetails };
 
 /**
- * When an upgrade started now would end the period, by the rule the service applies (the time left converted at the
- * two plans' prices per second, whole seconds rounded down): left × old price × new period ÷ (old period × new price),
- * in bigint. Undefined when it cannot be said (a free plan on either side, or no period end).
+ * When an upgrade started now would end the period, by the service's rule: the time left converted at the two plans'
+ * prices per second, rounded down to a whole second (left × old price × new period ÷ (old period × new price), in
+ * bigint). Undefined when nothing of it would be left (a free plan now, or no period end).
  */
 export function upgradedEnd(
   subscription: Subscription,
@@ -20,15 +20,25 @@ export function upgradedEnd(
   to: PlanDetails,
   now = Date.now(),
 ) {
-  if (!subscription.currentPeriodEnd || from.pricePerPeriod === '0' || to.pricePerPeriod === '0')
-    return undefined;
-  const left = BigInt(
-    Math.max(0, Math.floor((new Date(subscription.currentPeriodEnd).getTime() - now) / 1000)),
-  );
+  if (!subscription.currentPeriodEnd || from.pricePerPeriod === '0') return undefined;
+  const left = BigInt(Math.max(0, new Date(subscription.currentPeriodEnd).getTime() - now));
   const seconds =
     (left * BigInt(from.pricePerPeriod) * BigInt(to.periodSeconds)) /
-    (BigInt(from.periodSeconds) * BigInt(to.pricePerPeriod));
-  return new Date(now + Number(seconds) * 1000).toISOString();
+    (BigInt(from.periodSeconds) * BigInt(to.pricePerPeriod) * 1000n);
+  return seconds > 0n ? new Date(now + Number(seconds) * 1000).toISOString() : undefined;
+}
+
+/**
+ * The API's refusals that are about the chosen plan, said with its name; any other error is the API's own text.
+ */
+export function inPlanWords(error: unknown, plan: PlanDetails): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const words: Record<string, string> = {
+    plan_archived: `${plan.name} is no longer offered: choose another plan.`,
+    plan_not_found: `${plan.name} no longer exists: reload the page to see the plans on offer.`,
+  };
+  const text = words[error.code];
+  return text ? new ApiError(error.status, { error: text, details: error.details }) : error;
 }
 
 /**
@@ -59,7 +69,10 @@ export function PlanPicker(props: {
   const currentId = subscription.plan.id;
   const current = props.plans?.find((plan) => plan.id === currentId);
   const pending = subscription.pendingPlan;
-  const shown = props.plans?.filter((plan) => plan.offered || (active && plan.id === currentId));
+  // Cheapest per second first, as a pricing page reads: changes to the right are upgrades.
+  const shown = props.plans
+    ?.filter((plan) => plan.offered || (active && plan.id === currentId))
+    .sort((a, b) => (dearerPerSecond(a, b) ? 1 : dearerPerSecond(b, a) ? -1 : 0));
   const periodEnd = subscription.currentPeriodEnd;
 
   const pick = (plan: PlanDetails) => {
@@ -157,6 +170,7 @@ export function PlanPicker(props: {
             terms={terms}
             key={plan.id}
             current={active && plan.id === currentId}
+            showTrial={!active}
             badge={badge(plan)}
           >
             {button(plan)}

@@ -61,6 +61,8 @@ export function PlanCard(props: {
   /** A badge of the card's own ("Your plan", "Starts on …"). */
   badge?: ComponentChildren;
   current?: boolean;
+  /** False where the trial cannot apply (a change of plan is never a trial). */
+  showTrial?: boolean;
   children?: ComponentChildren;
 }) {
   const { plan } = props;
@@ -82,7 +84,7 @@ export function PlanCard(props: {
         <strong>{planPrice(plan, props.terms)}</strong>{' '}
         <span class="muted">{formatPeriod(plan.periodSeconds)}</span>
       </p>
-      {plan.offered && plan.trialSeconds !== null && (
+      {plan.offered && plan.trialSeconds !== null && props.showTrial !== false && (
         <p class="plan-trial" data-testid="plan-trial">
           {formatTrial(plan.trialSeconds)}
         </p>

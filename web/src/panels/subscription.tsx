@@ -9,7 +9,7 @@ import {
   type SubscriptionStatus,
 } from '../api';
 import { formatAmount, sendPayment, waitForPayment, type Erc20Terms } from '../payment';
-import { PlanPicker } from './plan-picker';
+import { inPlanWords, PlanPicker } from './plan-picker';
 import { formatPeriod, planPrice } from './plans';
 import { walletFor } from '../wallet';
 import {
@@ -192,50 +192,58 @@ export function SubscriptionManager(props: {
     (chosen ? subscribe : renew).run(async () => {
       setMessage(undefined);
       try {
-        if (chosen?.trialSeconds != null) {
-          try {
-            const updated = await credit(undefined, chosen.id);
-            await afterChange(
-              updated,
-              updated.status === 'trialing'
-                ? `Your ${chosen.name} trial runs until ${formatDate(updated.trialEnd ?? updated.currentPeriodEnd!)}.`
-                : `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`,
-            );
-            return;
-          } catch (error) {
-            if (!(error instanceof ApiError && error.code === 'payment_required')) throw error;
-          }
-        }
-        let txHash: string | undefined;
-        const terms = paymentFor(chosen ?? currentPlan);
-        if (terms && terms.pricePerPeriod !== '0') {
-          const wallet = await walletFor(payer);
-          txHash = pending ?? undefined;
-          if (!txHash) {
-            txHash = await sendPayment(wallet, payer, terms, setStep);
-            remember(txHash);
-          }
-          await waitForPayment(wallet, txHash, terms.confirmations, setStep);
-          setStep('Crediting the payment…');
-        }
-        const updated = await credit(txHash, chosen?.id);
-        await afterChange(
-          updated,
-          chosen
-            ? `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`
-            : `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`,
-        );
+        await renewWith(chosen);
+      } catch (error) {
+        throw chosen ? inPlanWords(error, chosen) : error;
       } finally {
         setStep(undefined);
       }
     });
+
+  const renewWith = async (chosen: PlanDetails | undefined) => {
+    if (chosen?.trialSeconds != null) {
+      try {
+        const updated = await credit(undefined, chosen.id);
+        await afterChange(
+          updated,
+          updated.status === 'trialing'
+            ? `Your ${chosen.name} trial runs until ${formatDate(updated.trialEnd ?? updated.currentPeriodEnd!)}.`
+            : `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`,
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'payment_required')) throw error;
+      }
+    }
+    let txHash: string | undefined;
+    const terms = paymentFor(chosen ?? currentPlan);
+    if (terms && terms.pricePerPeriod !== '0') {
+      const wallet = await walletFor(payer);
+      txHash = pending ?? undefined;
+      if (!txHash) {
+        txHash = await sendPayment(wallet, payer, terms, setStep);
+        remember(txHash);
+      }
+      await waitForPayment(wallet, txHash, terms.confirmations, setStep);
+      setStep('Crediting the payment…');
+    }
+    const updated = await credit(txHash, chosen?.id);
+    await afterChange(
+      updated,
+      chosen
+        ? `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`
+        : `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`,
+    );
+  };
 
   /** Moves to `chosen` (now or at the period's end, as the service decides), or calls a scheduled switch off. */
   const doChange = (chosen: PlanDetails) =>
     (chosen.id === subscription?.plan.id ? keep : change).run(async () => {
       setMessage(undefined);
       const before = subscription!;
-      const updated = await api.changePlan(address, chosen.id);
+      const updated = await api.changePlan(address, chosen.id).catch((error: unknown) => {
+        throw inPlanWords(error, chosen);
+      });
       const text =
         chosen.id === before.plan.id
           ? `The switch to ${before.pendingPlan?.name ?? 'another plan'} is called off: ${chosen.name} stays.`
@@ -281,6 +289,14 @@ export function SubscriptionManager(props: {
       ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)
       : undefined;
   const busy = renew.busy || subscribe.busy || cancel.busy || change.busy || keep.busy;
+  // A deployment that never created a plan shows no picker: the page is then as it was before plans.
+  const choosing =
+    plansLoad.error !== undefined ||
+    subscription.plan.id !== 'default' ||
+    (plans?.some((item) => item.offered && item.id !== 'default') ?? false);
+  // Never subscribed, with plans to choose from: the picker is where to start (a payment waiting to be credited
+  // keeps the button that credits it).
+  const pickFirst = choosing && subscription.status === 'none' && !pending;
   const billedByOperator = plan?.gateway === 'operator' && !props.operator;
   const labelFor = (action: string): string =>
     pending ? 'Credit the payment and renew' : price ? `${action}: pay ${price}` : action;
@@ -328,8 +344,12 @@ export function SubscriptionManager(props: {
           <div>
             <dt>Plan</dt>
             <dd data-testid="current-plan">
-              <strong>{subscription.plan.name}</strong>
-              {currentPlan && (
+              {subscription.status === 'none' ? (
+                <span class="muted">None yet</span>
+              ) : (
+                <strong>{subscription.plan.name}</strong>
+              )}
+              {currentPlan && subscription.status !== 'none' && (
                 <span class="muted">
                   {' '}
                   · {planPrice(currentPlan, plan)} {formatPeriod(currentPlan.periodSeconds)}
@@ -421,15 +441,19 @@ export function SubscriptionManager(props: {
         )}
         <ErrorNote text={renew.error ?? cancel.error ?? keep.error} />
         <div class="actions">
-          <Button
-            variant="primary"
-            onClick={() => void doRenew()}
-            busy={renew.busy}
-            busyLabel={step ?? 'Renewing…'}
-            disabled={busy || billedByOperator}
-          >
-            {labelFor(verb)}
-          </Button>
+          {pickFirst ? (
+            <p class="muted">Choose a plan below to subscribe.</p>
+          ) : (
+            <Button
+              variant="primary"
+              onClick={() => void doRenew()}
+              busy={renew.busy}
+              busyLabel={step ?? 'Renewing…'}
+              disabled={busy || billedByOperator}
+            >
+              {labelFor(verb)}
+            </Button>
+          )}
           {active && !subscription.cancelAtPeriodEnd && (
             <Button onClick={() => setConfirm('cancel-at-end')} disabled={busy}>
               Cancel at period end
@@ -447,29 +471,33 @@ export function SubscriptionManager(props: {
             </Button>
           )}
         </div>
-        <p class="muted small">
-          {billedByOperator
-            ? 'Renewals here are billed by the operator of this service: ask them to renew. '
-            : price
-              ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
-              : ''}
-          Renewing adds one period; an active subscription is extended from its current end.
-        </p>
+        {!pickFirst && (
+          <p class="muted small">
+            {billedByOperator
+              ? 'Renewals here are billed by the operator of this service: ask them to renew. '
+              : price
+                ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
+                : ''}
+            Renewing adds one period; an active subscription is extended from its current end.
+          </p>
+        )}
       </div>
 
-      <PlanPicker
-        plans={plans}
-        loadError={plansLoad.error}
-        subscription={subscription}
-        terms={plan}
-        self={self}
-        canRenew={!billedByOperator}
-        busy={busy}
-        step={step}
-        error={subscribe.error ?? change.error}
-        onSubscribe={(chosen) => void doRenew(chosen)}
-        onChange={(chosen) => void doChange(chosen)}
-      />
+      {choosing && (
+        <PlanPicker
+          plans={plans}
+          loadError={plansLoad.error}
+          subscription={subscription}
+          terms={plan}
+          self={self}
+          canRenew={!billedByOperator}
+          busy={busy}
+          step={step}
+          error={subscribe.error ?? change.error}
+          onSubscribe={(chosen) => void doRenew(chosen)}
+          onChange={(chosen) => void doChange(chosen)}
+        />
+      )}
 
       <div class="card">
         <div class="card-head">
