@@ -12,6 +12,7 @@ import { PaymentEntity } from './subscriptions/payment/payment.entity.js';
 import { SubscriptionEventEntity } from './subscriptions/subscription-event.entity.js';
 import { SubscriptionReminderEntity } from './subscriptions/reminders/subscription-reminder.entity.js';
 import { SubscriptionEntity } from './subscriptions/subscription.entity.js';
+import { SubscriptionTrialEntity } from './subscriptions/subscription-trial.entity.js';
 import { WebhookAttemptEntity } from './webhooks/webhook-attempt.entity.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
 import { WebhookEndpointEntity } from './webhooks/webhook-endpoint.entity.js';
@@ -35,6 +36,7 @@ const ENTITIES: Array<new () => unknown> = [
   SubscriptionEntity,
   SubscriptionEventEntity,
   SubscriptionReminderEntity,
+  SubscriptionTrialEntity,
   PaymentEntity,
   IdempotencyKeyEntity,
   WebhookEndpointEntity,

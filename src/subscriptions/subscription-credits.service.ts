@@ -38,6 +38,12 @@ export interface PeriodCredit {
    * subscription not on it (409 `plan_archived`).
    */
   plan?: { id: string; archived: boolean };
+  /**
+   * The periods are a free trial of `plan` (required with it): the subscription must not be in force, and the wallet
+   * gets one trial of a plan, ever (the `subscription_trials` key, claimed in `tx`); otherwise 409
+   * `trial_unavailable`, and `tx` must roll back. The new period is `trialing` to its end (`trialEnd`).
+   */
+  trial?: boolean;
 }
 
 /** A payment the gateway approved (SubscriptionsService.renew): its amount and, on chain, its transfer. */
@@ -106,6 +112,7 @@ export class SubscriptionCredits {
       credit: paymentCredit,
       periodMs: periodSeconds * 1000,
       plan: credit.plan ?? null,
+      trial: credit.trial ?? false,
     });
     if (written.expired !== null) {
       const ended = await this.plans.of(written.expired);

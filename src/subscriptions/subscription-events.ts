@@ -65,9 +65,19 @@ export function expiredEvent(
   return {
     type: 'subscription.expired',
     address: subscription.address,
-    data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
+    data: { ...ended, reason: expiryReason(subscription, ended.status) },
     occurredAt: now,
   };
+}
+
+/** A cancel comes first (the holder asked); else a period that was all trial ended unpaid, or one not renewed. */
+function expiryReason(
+  subscription: StoredSubscription,
+  status: SubscriptionDto['status'],
+): 'canceled' | 'trial_ended' | 'not_renewed' {
+  if (status === 'canceled') return 'canceled';
+  const trialEnd = subscription.trialEnd?.getTime();
+  return trialEnd === subscription.currentPeriodEnd.getTime() ? 'trial_ended' : 'not_renewed';
 }
 
 /** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */

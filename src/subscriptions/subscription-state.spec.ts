@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import {
   cancelSubscription,
+  inForce,
   renewSubscription,
+  startTrial,
   subscriptionStatus,
   type SubscriptionPeriodState,
   type SubscriptionStatus,
@@ -16,13 +18,14 @@ const at = (offset: number): Date => new Date(T0 + offset);
 function state(
   start: number,
   end: number,
-  cancel: { atPeriodEnd?: boolean; canceledAt?: number } = {},
+  cancel: { atPeriodEnd?: boolean; canceledAt?: number; trialEnd?: number } = {},
 ): SubscriptionPeriodState {
   return {
     currentPeriodStart: at(start),
     currentPeriodEnd: at(end),
     cancelAtPeriodEnd: cancel.atPeriodEnd ?? false,
     canceledAt: cancel.canceledAt === undefined ? null : at(cancel.canceledAt),
+    trialEnd: cancel.trialEnd === undefined ? null : at(cancel.trialEnd),
   };
 }
 
@@ -128,6 +131,47 @@ describe('renewSubscription', () => {
   });
 });
 
+describe('startTrial', () => {
+  const TRIAL = 7 * 24 * 60 * 60 * 1000;
+  const trial = state(0, TRIAL, { trialEnd: TRIAL });
+
+  it('starts a period that is all trial, trialing to its last instant', () => {
+    expect(startTrial(null, at(0), TRIAL)).toEqual({ next: trial, previousPeriodEnd: null });
+    expect(subscriptionStatus(trial, at(TRIAL - 1))).toBe('trialing');
+    expect(inForce(subscriptionStatus(trial, at(TRIAL - 1)))).toBe(true);
+    expect(subscriptionStatus(trial, at(TRIAL))).toBe('expired');
+  });
+
+  it('starts after a lapse, and never over a subscription in force', () => {
+    expect(startTrial(fresh, at(PERIOD + 5), TRIAL)).toEqual({
+      next: state(PERIOD + 5, PERIOD + 5 + TRIAL, { trialEnd: PERIOD + 5 + TRIAL }),
+      previousPeriodEnd: at(PERIOD),
+    });
+    expect(startTrial(fresh, at(10), TRIAL)).toBeNull();
+    expect(startTrial(trial, at(10), TRIAL)).toBeNull();
+  });
+
+  it('a renewal during the trial starts the paid period at its end: trialing, then active, no time lost', () => {
+    const paid = renewOnce(trial, at(1000));
+    expect(paid).toEqual(state(0, TRIAL + PERIOD, { trialEnd: TRIAL }));
+    expect(subscriptionStatus(paid, at(TRIAL - 1))).toBe('trialing');
+    expect(subscriptionStatus(paid, at(TRIAL))).toBe('active');
+    expect(subscriptionStatus(paid, at(TRIAL + PERIOD))).toBe('expired');
+  });
+
+  it('a renewal after the trial lapsed starts fresh, without a trial', () => {
+    expect(renewOnce(trial, at(TRIAL + 3))).toEqual(state(TRIAL + 3, TRIAL + 3 + PERIOD));
+  });
+
+  it('a cancel now ends the trial with the period; a cancel at period end keeps both', () => {
+    expect(cancelOnce(trial, at(1000), true)).toEqual(state(0, 1000, { canceledAt: 1000, trialEnd: 1000 }));
+    const atEnd = cancelOnce(trial, at(1000), false);
+    expect(atEnd).toEqual(state(0, TRIAL, { atPeriodEnd: true, canceledAt: 1000, trialEnd: TRIAL }));
+    expect(subscriptionStatus(atEnd, at(TRIAL - 1))).toBe('trialing');
+    expect(subscriptionStatus(atEnd, at(TRIAL))).toBe('canceled');
+  });
+});
+
 describe('cancelSubscription', () => {
   it('reports a missing subscription', () => {
     expect(cancelSubscription(null, at(0), false)).toEqual({ kind: 'not_found' });
@@ -213,10 +257,10 @@ describe('subscription properties', () => {
     );
   });
 
-  type Step = { advance: number; op: 'renew' | 'cancel' | 'cancelNow' | 'read' };
+  type Step = { advance: number; op: 'renew' | 'trial' | 'cancel' | 'cancelNow' | 'read' };
   const step: fc.Arbitrary<Step> = fc.record({
     advance: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3 * PERIOD })),
-    op: fc.constantFrom('renew', 'cancel', 'cancelNow', 'read'),
+    op: fc.constantFrom('renew', 'trial', 'cancel', 'cancelNow', 'read'),
   });
 
   it('status stays consistent with the stored timestamps through any sequence of operations', () => {
@@ -231,20 +275,27 @@ describe('subscription properties', () => {
           if (op === 'renew') {
             const { next } = renewSubscription(current, now, PERIOD);
             const expectedEnd =
-              before === 'active' && current !== null
+              inForce(before) && current !== null
                 ? current.currentPeriodEnd.getTime() + PERIOD
                 : now.getTime() + PERIOD;
             expect(next.currentPeriodEnd.getTime()).toBe(expectedEnd);
-            expect(subscriptionStatus(next, now)).toBe('active');
+            expect(inForce(subscriptionStatus(next, now))).toBe(true);
             current = next;
+          } else if (op === 'trial') {
+            const started = startTrial(current, now, PERIOD);
+            expect(started === null).toBe(inForce(before));
+            if (started !== null) {
+              expect(subscriptionStatus(started.next, now)).toBe('trialing');
+              current = started.next;
+            }
           } else if (op === 'cancel' || op === 'cancelNow') {
             const outcome = cancelSubscription(current, now, op === 'cancelNow');
             if (current === null) {
               expect(outcome.kind).toBe('not_found');
             } else if (outcome.kind === 'canceled') {
-              expect(before).toBe('active');
+              expect(inForce(before)).toBe(true);
               current = outcome.next;
-              expect(subscriptionStatus(current, now)).toBe(op === 'cancelNow' ? 'canceled' : 'active');
+              expect(subscriptionStatus(current, now)).toBe(op === 'cancelNow' ? 'canceled' : before);
             } else {
               expect(outcome.kind).toBe('unchanged');
             }
@@ -252,8 +303,16 @@ describe('subscription properties', () => {
           const status = subscriptionStatus(current, now);
           expect(status === 'none').toBe(current === null);
           if (current !== null) {
-            expect(status === 'active').toBe(now < current.currentPeriodEnd);
+            expect(inForce(status)).toBe(now < current.currentPeriodEnd);
+            expect(status === 'trialing').toBe(
+              now < current.currentPeriodEnd && current.trialEnd !== null && now < current.trialEnd,
+            );
             expect(current.currentPeriodEnd >= current.currentPeriodStart).toBe(true);
+            if (current.trialEnd !== null) {
+              // ck_subscriptions_trial_end
+              expect(current.trialEnd >= current.currentPeriodStart).toBe(true);
+              expect(current.trialEnd <= current.currentPeriodEnd).toBe(true);
+            }
             if (status === 'expired') {
               expect(current.canceledAt).toBeNull();
             }

@@ -2,7 +2,7 @@
  * Subscription lifecycle as pure functions over stored timestamps. Status is derived at read time, so a
  * subscription expires by the clock passing its end, with no job having to flip a flag.
  */
-export type SubscriptionStatus = 'none' | 'active' | 'canceled' | 'expired';
+export type SubscriptionStatus = 'none' | 'trialing' | 'active' | 'canceled' | 'expired';
 
 export interface SubscriptionPeriodState {
   currentPeriodStart: Date;
@@ -11,6 +11,11 @@ export interface SubscriptionPeriodState {
   cancelAtPeriodEnd: boolean;
   /** When the latest cancel was requested; distinguishes `canceled` from `expired` once the period is over. */
   canceledAt: Date | null;
+  /**
+   * The end of the trial the current period began with, if it did: the period is `trialing` until then, and a
+   * renewal during it adds the paid period after it. Never later than the period end.
+   */
+  trialEnd: Date | null;
 }
 
 export type CancelOutcome =
@@ -24,14 +29,20 @@ export function subscriptionStatus(state: SubscriptionPeriodState | null, now: D
     return 'none';
   }
   if (now.getTime() < state.currentPeriodEnd.getTime()) {
-    return 'active';
+    return state.trialEnd !== null && now.getTime() < state.trialEnd.getTime() ? 'trialing' : 'active';
   }
   return state.canceledAt !== null || state.cancelAtPeriodEnd ? 'canceled' : 'expired';
 }
 
+/** Whether the subscription is in force (`active` or `trialing`): its features apply and a renewal extends it. */
+export function inForce(status: SubscriptionStatus): boolean {
+  return status === 'active' || status === 'trialing';
+}
+
 /**
- * An active subscription is extended from its current end, so renewing early never loses paid time; any
- * other subscription starts a fresh period now, dropping a previous cancel.
+ * A subscription in force is extended from its current end, so renewing early never loses paid time (nor trial
+ * time: a renewal during a trial starts the paid period at the trial's end); any other subscription starts a fresh
+ * period now, dropping a previous cancel and trial.
  */
 export function renewSubscription(
   state: SubscriptionPeriodState | null,
@@ -42,13 +53,14 @@ export function renewSubscription(
     throw new RangeError(`periodMs must be a positive integer, got ${periodMs}`);
   }
   const previousPeriodEnd = state === null ? null : new Date(state.currentPeriodEnd);
-  if (state !== null && subscriptionStatus(state, now) === 'active') {
+  if (state !== null && inForce(subscriptionStatus(state, now))) {
     return {
       next: {
         currentPeriodStart: new Date(state.currentPeriodStart),
         currentPeriodEnd: new Date(state.currentPeriodEnd.getTime() + periodMs),
         cancelAtPeriodEnd: false,
         canceledAt: null,
+        trialEnd: state.trialEnd && new Date(state.trialEnd),
       },
       previousPeriodEnd,
     };
@@ -59,9 +71,24 @@ export function renewSubscription(
       currentPeriodEnd: new Date(now.getTime() + periodMs),
       cancelAtPeriodEnd: false,
       canceledAt: null,
+      trialEnd: null,
     },
     previousPeriodEnd,
   };
+}
+
+/**
+ * A trial of `trialMs` starting now, for a subscription not in force (the caller checks; null when it is): a fresh
+ * period that is all trial, `trialing` until its end.
+ */
+export function startTrial(
+  state: SubscriptionPeriodState | null,
+  now: Date,
+  trialMs: number,
+): { next: SubscriptionPeriodState; previousPeriodEnd: Date | null } | null {
+  if (state !== null && inForce(subscriptionStatus(state, now))) return null;
+  const { next, previousPeriodEnd } = renewSubscription(state, now, trialMs);
+  return { next: { ...next, trialEnd: new Date(next.currentPeriodEnd) }, previousPeriodEnd };
 }
 
 /**
@@ -76,18 +103,19 @@ export function cancelSubscription(
   if (state === null) {
     return { kind: 'not_found' };
   }
-  if (subscriptionStatus(state, now) !== 'active') {
+  if (!inForce(subscriptionStatus(state, now))) {
     return { kind: 'unchanged', state };
   }
   if (immediate) {
     return {
       kind: 'canceled',
-      // Nothing is left to cancel at period end: the period is over.
+      // Nothing is left to cancel at period end: the period is over, and a trial in it with it.
       next: {
         currentPeriodStart: new Date(state.currentPeriodStart),
         currentPeriodEnd: new Date(now),
         cancelAtPeriodEnd: false,
         canceledAt: new Date(now),
+        trialEnd: state.trialEnd && new Date(Math.min(state.trialEnd.getTime(), now.getTime())),
       },
       immediate: true,
     };
@@ -102,6 +130,7 @@ export function cancelSubscription(
       currentPeriodEnd: new Date(state.currentPeriodEnd),
       cancelAtPeriodEnd: true,
       canceledAt: new Date(now),
+      trialEnd: state.trialEnd && new Date(state.trialEnd),
     },
     immediate: false,
   };

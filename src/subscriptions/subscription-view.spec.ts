@@ -96,6 +96,18 @@ describe('subscriptionDtoOfRow', () => {
     expect(Object.isFrozen(after)).toBe(true);
   });
 
+  it('shares a third view during a trial: `trialing` to the trial end, `active` after it (paid during it)', () => {
+    const trialEnd = new Date(start.getTime() + 86_400_000);
+    const row = stored({ trialEnd });
+    const trialing = subscriptionDtoOfRow(ADDRESS, row, start, DEFAULT);
+    expect(trialing).toMatchObject({ status: 'trialing', active: true, trialEnd: trialEnd.toISOString() });
+    expect(subscriptionDtoOfRow(ADDRESS, row, new Date(trialEnd.getTime() - 1), DEFAULT)).toBe(trialing);
+    const paid = subscriptionDtoOfRow(ADDRESS, row, trialEnd, DEFAULT);
+    expect(paid).toEqual(toSubscriptionDto(ADDRESS, row, trialEnd, DEFAULT));
+    expect(paid).toMatchObject({ status: 'active', active: true });
+    expect(subscriptionDtoOfRow(ADDRESS, row, end, DEFAULT).status).toBe('expired');
+  });
+
   it('builds separate views for separate rows (a renewal loads a new row)', () => {
     const before = stored();
     const renewed = stored({ currentPeriodEnd: new Date(end.getTime() + 86_400_000) });

@@ -2,7 +2,7 @@ import { checksumAddress } from '../common/address/wallet-address.js';
 import type { PaymentDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
-import { subscriptionStatus } from './subscription-state.js';
+import { inForce, subscriptionStatus } from './subscription-state.js';
 import type { PaymentRow, StoredSubscription, SubscriptionEventRow } from './subscriptions.repository.js';
 
 export const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
@@ -18,7 +18,9 @@ interface View {
 }
 
 interface Views {
-  /** While the period runs. */
+  /** While the period's trial runs. */
+  trial?: View;
+  /** While the period runs (after its trial, if any). */
   running?: View;
   /** Once it is over: the row no longer changes by itself. */
   over?: View;
@@ -27,8 +29,9 @@ interface Views {
 const viewsOfRow = new WeakMap<StoredSubscription, Views>();
 
 /**
- * {@link toSubscriptionDto} for a stored row that is never modified (a cached one): a row has only two possible
- * views, before and after its period end, so each is built once and shared. The status is still decided at `now`.
+ * {@link toSubscriptionDto} for a stored row that is never modified (a cached one): a row has only three possible
+ * views, during its trial, then until its period end, then after it, so each is built once and shared. The status is
+ * still decided at `now`.
  */
 export function subscriptionDtoOfRow(
   address: string,
@@ -41,12 +44,17 @@ export function subscriptionDtoOfRow(
     views = {};
     viewsOfRow.set(stored, views);
   }
-  const which = now.getTime() < stored.currentPeriodEnd.getTime() ? 'running' : 'over';
+  const which = viewAt(stored, now);
   const view = views[which];
   if (view?.plan === plans.plan && view.pending === plans.pending) return view.dto;
   const dto = Object.freeze(toSubscriptionDto(address, stored, now, plans));
   views[which] = { plan: plans.plan, pending: plans.pending, dto };
   return dto;
+}
+
+function viewAt(stored: StoredSubscription, now: Date): keyof Views {
+  if (now.getTime() >= stored.currentPeriodEnd.getTime()) return 'over';
+  return stored.trialEnd !== null && now.getTime() < stored.trialEnd.getTime() ? 'trial' : 'running';
 }
 
 /** The subscription object, its status computed at `now`, naming the `plans` of its row. */
@@ -80,7 +88,7 @@ function rowView(address: string, stored: StoredSubscription | null, now: Date):
   return {
     address: checksumAddress(address),
     status,
-    active: status === 'active',
+    active: inForce(status),
     currentPeriodStart: iso(stored?.currentPeriodStart ?? null),
     currentPeriodEnd: iso(stored?.currentPeriodEnd ?? null),
     cancelAtPeriodEnd: stored?.cancelAtPeriodEnd ?? false,

@@ -7,6 +7,11 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'subscriptions' })
 @Check('ck_subscriptions_address_lowercase', `address = lower(address)`)
 @Check('ck_subscriptions_period', `current_period_end >= current_period_start`)
+// A trial lies within its period (a cancel now ends both at once).
+@Check(
+  'ck_subscriptions_trial_end',
+  `trial_end IS NULL OR (trial_end >= current_period_start AND trial_end <= current_period_end)`,
+)
 // A scheduled plan change has both its plan and its date, or neither.
 @Check('ck_subscriptions_pending_plan', `(pending_plan_id IS NULL) = (pending_plan_at IS NULL)`)
 // The expiry sweep only ever looks at periods whose expiry is still to be recorded: a small partial index.

@@ -24,6 +24,11 @@ export const SubscriptionErrors = {
       'plan_changed',
       "The plan's price or period changed while this request was paid for it: check the plan and retry",
     ),
+  trialUnavailable: () =>
+    ApiError.conflict(
+      'trial_unavailable',
+      'No trial: this wallet has had its trial of this plan, or its subscription is in force',
+    ),
   idempotencyInProgress: () =>
     ApiError.conflict(
       'idempotency_in_progress',

@@ -10,7 +10,9 @@ import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR, SubscriptionEventEntity } from './subscription-event.entity.js';
 import {
   cancelSubscription,
+  inForce,
   renewSubscription,
+  startTrial,
   subscriptionStatus,
   type SubscriptionPeriodState,
 } from './subscription-state.js';
@@ -81,6 +83,8 @@ export interface CreditWrite {
   periodMs: number;
   /** The plan the periods are on (PeriodCredit.plan); null: the subscription's own. */
   plan: { id: string; archived: boolean } | null;
+  /** The periods are a trial of `plan` (PeriodCredit.trial): taken once per (address, plan), ever. */
+  trial: boolean;
 }
 
 export interface CancelRequest {
@@ -162,7 +166,7 @@ export interface RecordedExpiries {
 function updateRow({ address, planId, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
   return sql`UPDATE subscriptions
     SET plan_id = ${planId}, current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
-        cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt},
+        cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt}, trial_end = ${state.trialEnd},
         expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
     WHERE address = ${address}
     RETURNING ${COLUMNS}`;
@@ -171,10 +175,10 @@ function updateRow({ address, planId, state, expiryRecordedFor, now }: Subscript
 /** Nothing when the row exists: a concurrent first renewal created it. */
 function insertRow({ address, planId, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
   return sql`INSERT INTO subscriptions
-      (address, plan_id, current_period_start, current_period_end, cancel_at_period_end, canceled_at,
+      (address, plan_id, current_period_start, current_period_end, cancel_at_period_end, canceled_at, trial_end,
        expiry_recorded_for, created_at, updated_at)
     VALUES (${address}, ${planId}, ${state.currentPeriodStart}, ${state.currentPeriodEnd}, ${state.cancelAtPeriodEnd},
-      ${state.canceledAt}, ${expiryRecordedFor}, ${now}, ${now})
+      ${state.canceledAt}, ${state.trialEnd}, ${expiryRecordedFor}, ${now}, ${now})
     ON CONFLICT (address) DO NOTHING
     RETURNING ${COLUMNS}`;
 }
@@ -257,6 +261,7 @@ export class SubscriptionsRepository {
     const { address } = write;
     const paidMs = write.periodMs * write.credit.periods;
     let { current, now } = await this.lock(tx, address);
+    if (write.trial) return this.creditTrial(tx, write, paidMs, current, now);
     if (current === null) {
       const { next } = renewSubscription(null, now, paidMs);
       const planId = write.plan?.id ?? DEFAULT_PLAN_ID;
@@ -268,7 +273,7 @@ export class SubscriptionsRepository {
       ({ current, now } = await this.lock(tx, address));
       if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
     }
-    const active = subscriptionStatus(current, now) === 'active';
+    const active = inForce(subscriptionStatus(current, now));
     const planId = write.plan?.id ?? current.planId;
     if (planId !== current.planId) {
       if (active) throw SubscriptionErrors.planChangeRequired();
@@ -293,6 +298,76 @@ export class SubscriptionsRepository {
       previousPeriodEnd,
       expired: expiryDue ? current : null,
     };
+  }
+
+  /** Whether `address` has taken its trial of `planId` (a trial is one per wallet and plan, ever). */
+  async trialTaken(address: string, planId: string): Promise<boolean> {
+    const { rows } = await this.db.run<{ taken: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM subscription_trials WHERE address = ${address} AND plan_id = ${planId}) AS taken`,
+    );
+    return rows[0]!.taken;
+  }
+
+  /**
+   * {@link credit} of a trial (startTrial decides, under the row lock): only a subscription not in force starts one,
+   * and only if the (address, plan) row of subscription_trials can be inserted, which a concurrent trial of the same
+   * plan waits on and then finds taken. Either refusal is 409 trial_unavailable, and the caller's transaction rolls
+   * back (the claim with it).
+   */
+  private async creditTrial(
+    tx: SqlExecutor,
+    write: CreditWrite,
+    trialMs: number,
+    locked: StoredSubscription | null,
+    lockedAt: Date,
+  ): Promise<WrittenCredit> {
+    const { address, plan } = write;
+    if (plan === null) throw new TypeError('a trial credit names its plan');
+    if (plan.archived) throw PlanErrors.archived();
+    let current = locked;
+    let now = lockedAt;
+    let claimed = false;
+    for (;;) {
+      const started = startTrial(current, now, trialMs);
+      if (started === null) throw SubscriptionErrors.trialUnavailable();
+      if (!claimed) {
+        claimed = await this.claimTrial(tx, address, plan.id, now, started.next.trialEnd!);
+        if (!claimed) throw SubscriptionErrors.trialUnavailable();
+      }
+      const expiryDue =
+        current !== null && current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
+      if (expiryDue) await this.recordExpiry(tx, current!);
+      const to = {
+        planId: plan.id,
+        state: started.next,
+        expiryRecordedFor: expiryDue ? current!.currentPeriodEnd : (current?.expiryRecordedFor ?? null),
+        now,
+        previousPeriodEnd: started.previousPeriodEnd,
+      };
+      const stored = await this.runCredit(tx, current === null ? 'insert' : 'update', write, to);
+      if (stored !== null) {
+        const { previousPeriodEnd } = started;
+        return { stored, previous: current, now, previousPeriodEnd, expired: expiryDue ? current : null };
+      }
+      // A concurrent first renewal created the row: lock it and decide again.
+      ({ current, now } = await this.lock(tx, address));
+    }
+  }
+
+  /** Inserts the (address, plan) trial row; false when the wallet took that plan's trial before. */
+  private async claimTrial(
+    tx: SqlExecutor,
+    address: string,
+    planId: string,
+    startedAt: Date,
+    trialEnd: Date,
+  ): Promise<boolean> {
+    const { rowCount } = await tx.run(
+      sql`INSERT INTO subscription_trials (address, plan_id, started_at, trial_end)
+        VALUES (${address}, ${planId}, ${startedAt}, ${trialEnd})
+        ON CONFLICT (address, plan_id) DO NOTHING`,
+    );
+    return rowCount === 1;
   }
 
   /**

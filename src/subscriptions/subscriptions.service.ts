@@ -9,17 +9,24 @@ import { EventOutbox } from '../events/event-outbox.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { PlanUsage } from '../plans/plan-usage.js';
 import { PlansService } from '../plans/plans.service.js';
-import { DEFAULT_PLAN_ID } from '../plans/plan.js';
+import { DEFAULT_PLAN_ID, type Plan } from '../plans/plan.js';
+import { ApiError } from '../common/errors/api-error.js';
 import type { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.js';
+import { PaymentErrors } from './payment/payment.errors.js';
+import { inForce, subscriptionStatus } from './subscription-state.js';
 import { SubscriptionCredits } from './subscription-credits.service.js';
 import { canceledEvent, entitlementsEvent } from './subscription-events.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
 import { historyDto, toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionErrors } from './subscriptions.errors.js';
-import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
+import { SubscriptionsRepository, type Actor, type StoredSubscription } from './subscriptions.repository.js';
+
+/** The credit source of a trial, as the history and `subscription.renewed` name it (`payment.gateway`). */
+const TRIAL_SOURCE = 'trial';
+const TRIAL_UNAVAILABLE = SubscriptionErrors.trialUnavailable().code;
 
 /**
  * Subscriptions. A change reads top to bottom: claim the Idempotency-Key (or replay its answer), let the payment
@@ -100,45 +107,80 @@ export class SubscriptionsService {
       // The plan is read here for its price, and again under its lock in the transaction, which decides.
       const current = await this.repository.find(target);
       const chosen = await this.catalog.find(planId ?? current?.planId ?? DEFAULT_PLAN_ID);
+      const trial = await this.offersTrial(target, current, chosen);
+      // A trial needs no payment: under erc20 none is asked for (one sent anyway pays the period after the trial).
       const approved =
         chosen.pricePerPeriod === 0n && this.payments.name === 'erc20'
           ? [{ periods: 1, amountMinor: 0n, transfer: null }]
-          : await this.payments.approve({
-              principal,
+          : trial && this.payments.name === 'erc20' && hash === undefined
+            ? null
+            : await this.payments.approve({
+                principal,
+                address: target,
+                txHash: hash,
+                pricePerPeriod: chosen.pricePerPeriod,
+              });
+      const subscribe = (withTrial: boolean): Promise<SubscriptionDto> =>
+        this.db.transaction(async (tx) => {
+          const plan = await this.catalog.hold(tx, chosen.id);
+          if (plan.pricePerPeriod !== chosen.pricePerPeriod || plan.periodSeconds !== chosen.periodSeconds) {
+            // Its terms changed between the read and the lock (possible only while it had no subscriber).
+            throw SubscriptionErrors.planChanged();
+          }
+          const held = { id: plan.id, archived: plan.archivedAt !== null };
+          let renewed: SubscriptionDto | null = null;
+          if (withTrial && plan.trialSeconds !== null) {
+            renewed = await this.credits.credit(tx, {
               address: target,
-              txHash: hash,
-              pricePerPeriod: chosen.pricePerPeriod,
+              actor: principal,
+              source: TRIAL_SOURCE,
+              periods: 1,
+              periodSeconds: plan.trialSeconds,
+              idempotencyKey,
+              plan: held,
+              trial: true,
             });
-      const subscription = await this.db.transaction(async (tx) => {
-        const plan = await this.catalog.hold(tx, chosen.id);
-        if (plan.pricePerPeriod !== chosen.pricePerPeriod || plan.periodSeconds !== chosen.periodSeconds) {
-          // Its terms changed between the read and the lock (possible only while it had no subscriber).
-          throw SubscriptionErrors.planChanged();
-        }
-        // Read before the row lock: a transfer a concurrent renewal credits meanwhile is refused by its unique index.
-        const { periods, amountMinor, transfer } = await this.repository.firstUncredited(tx, approved);
-        const renewed = await this.credits.creditPayment(
-          tx,
-          {
-            address: target,
-            actor: principal,
-            source: this.payments.name,
-            periods,
-            periodSeconds: plan.periodSeconds,
-            idempotencyKey,
-            plan: { id: plan.id, archived: plan.archivedAt !== null },
-          },
-          { amountMinor, transfer },
-        );
-        await claim.complete(tx, renewed);
-        return renewed;
-      });
+          }
+          if (approved !== null && (renewed === null || approved[0]!.transfer !== null)) {
+            // Read before the row lock: a transfer a concurrent renewal credits meanwhile is refused by its unique index.
+            const { periods, amountMinor, transfer } = await this.repository.firstUncredited(tx, approved);
+            renewed = await this.credits.creditPayment(
+              tx,
+              {
+                address: target,
+                actor: principal,
+                source: this.payments.name,
+                periods,
+                periodSeconds: plan.periodSeconds,
+                idempotencyKey,
+                plan: held,
+              },
+              { amountMinor, transfer },
+            );
+          }
+          if (renewed === null) throw PaymentErrors.required();
+          await claim.complete(tx, renewed);
+          return renewed;
+        });
+      let subscription: SubscriptionDto;
+      try {
+        subscription = await subscribe(trial);
+      } catch (error) {
+        // A concurrent request took the trial (or started the subscription) first: this one is an ordinary renewal.
+        if (!trial || !(error instanceof ApiError) || error.code !== TRIAL_UNAVAILABLE) throw error;
+        if (approved === null) throw PaymentErrors.required();
+        subscription = await subscribe(false);
+      }
       this.metrics.subscriptionChanges.inc({ type: 'renewed' });
       return subscription;
     } catch (error) {
       await claim.abandon(error);
       throw error;
     }
+  }
+
+  private offersTrial(address: string, current: StoredSubscription | null, plan: Plan): Promise<boolean> {
+    return trialOffered(plan, current, async () => !(await this.repository.trialTaken(address, plan.id)));
   }
 
   async cancel(
@@ -187,6 +229,21 @@ export class SubscriptionsService {
       throw error;
     }
   }
+}
+
+/**
+ * Whether subscribing `address` to `plan` now starts with its trial: the plan has one and is offered, the
+ * subscription is not in force, and the wallet never took this plan's trial. Read outside the transaction to know
+ * whether a payment is needed; the trial's credit decides again under its locks.
+ */
+function trialOffered(
+  plan: Plan,
+  current: StoredSubscription | null,
+  taken: () => Promise<boolean>,
+): Promise<boolean> {
+  if (plan.trialSeconds === null || plan.archivedAt !== null) return Promise.resolve(false);
+  if (current !== null && inForce(subscriptionStatus(current, new Date()))) return Promise.resolve(false);
+  return taken();
 }
 
 function actorOf(principal: Principal): Actor {

@@ -12,6 +12,7 @@ import { ApiKeyExpiryUsageAndSessionGenerations1795593673564 } from './179559367
 import { EventsListingAndReminders1795593683064 } from './1795593683064-EventsListingAndReminders.js';
 import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryIndex.js';
 import { Plans1795798423483 } from './1795798423483-Plans.js';
+import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
 import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
 
 /**
@@ -34,4 +35,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WebhookRetryIndex1795600000000,
   Plans1795798423483,
   SubscriptionPlans1795804010898,
+  SubscriptionTrials1795814548321,
 ];

@@ -31,11 +31,13 @@ export class SubscriptionCanceledDataDto extends SubscriptionChangeDataDto {
 
 export class SubscriptionExpiredDataDto extends SubscriptionDto {
   @ApiProperty({
-    enum: ['canceled', 'not_renewed'],
+    enum: ['canceled', 'not_renewed', 'trial_ended'],
     example: 'not_renewed',
-    description: 'Why the period was not followed by another.',
+    description:
+      'Why the period was not followed by another: `canceled` by the holder (or an operator), `not_renewed`, or ' +
+      '`trial_ended` (addition): the period was a trial and nothing was paid to follow it.',
   })
-  reason: 'canceled' | 'not_renewed';
+  reason: 'canceled' | 'not_renewed' | 'trial_ended';
 }
 
 /** `subscription.renewed`: a renewal was accepted. */

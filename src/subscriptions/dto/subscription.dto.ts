@@ -33,10 +33,11 @@ export class SubscriptionDto {
   address: string;
 
   @ApiProperty({
-    enum: ['none', 'active', 'canceled', 'expired'],
+    enum: ['none', 'trialing', 'active', 'canceled', 'expired'],
     example: 'active',
     description:
-      '`none`: never subscribed. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). ' +
+      '`none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true ' +
+      'and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). ' +
       '`canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out ' +
       'without a cancel. Computed when read, from the timestamps.',
   })
@@ -44,7 +45,7 @@ export class SubscriptionDto {
 
   @ApiProperty({
     example: true,
-    description: 'Whether the subscription is active now (`status` is `active`).',
+    description: 'Whether the subscription is in force now (`status` is `active` or `trialing`).',
   })
   active: boolean;
 
@@ -94,7 +95,8 @@ export class SubscriptionDto {
     isArray: true,
     example: ['api.calls', 'export.csv'],
     description:
-      "The entitlements in force now (addition): the plan's features while `active` is true, else empty.",
+      "The entitlements in force now (addition): the plan's features while `active` is true (`active` or " +
+      '`trialing`), else empty.',
   })
   features: string[];
 
@@ -103,7 +105,10 @@ export class SubscriptionDto {
     format: 'date-time',
     nullable: true,
     example: null,
-    description: 'The end of the trial the current period is, if it is one (addition).',
+    description:
+      'The end of the free trial the current period began with, if it did (addition): `trialing` until then. A ' +
+      'renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; ' +
+      'a fresh period after a lapse has none (null).',
   })
   trialEnd: string | null;
 
