@@ -198,4 +198,36 @@ describe('plans in the dashboard', () => {
     },
     BROWSER_TIMEOUT,
   );
+
+  it(
+    "starts a plan's free trial once, and a second time subscribes at the plan's price",
+    async () => {
+      const { page, token } = await pages.signedIn();
+      await card(page, 'pro').getByRole('button', { name: 'Start the 7-day free trial' }).click();
+      await page.getByText(/^Your Pro trial runs until /).waitFor();
+      const trial = await status(token);
+      expect(trial).toMatchObject({ status: 'trialing', active: true, plan: { id: 'pro' } });
+      expect(Date.parse(trial.trialEnd) - Date.parse(trial.currentPeriodStart)).toBe(7 * DAY * 1000);
+      await expect(page.getByTestId('subscription-status').textContent()).resolves.toBe('Free trial');
+      await expect(page.getByTestId('trial-end').locator('time').getAttribute('datetime')).resolves.toBe(
+        trial.trialEnd,
+      );
+      await expect(card(page, 'pro').getByTestId('plan-current').textContent()).resolves.toBe(
+        'Your plan, on trial',
+      );
+      await screenshots(page, 'plans-trial');
+
+      // Ended now, then chosen again: no second trial, the plan is subscribed to as usual.
+      await page.getByRole('button', { name: 'Cancel now' }).click();
+      await page
+        .getByRole('dialog', { name: 'Cancel right now?' })
+        .getByRole('button', { name: 'Cancel now' })
+        .click();
+      await page.getByText('The subscription is canceled as of now.').waitFor();
+      await card(page, 'pro').getByRole('button', { name: 'Start the 7-day free trial' }).click();
+      await page.getByText(/^Subscribed to Pro: until /).waitFor();
+      expect(await status(token)).toMatchObject({ status: 'active', trialEnd: null, plan: { id: 'pro' } });
+    },
+    BROWSER_TIMEOUT,
+  );
 });

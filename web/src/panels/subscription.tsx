@@ -282,7 +282,14 @@ export function SubscriptionManager(props: {
 
   const active = subscription.active;
   const trialing = subscription.status === 'trialing';
-  const verb = subscription.status === 'none' ? 'Subscribe' : active ? 'Renew for another period' : 'Renew';
+  const verb =
+    subscription.status === 'none'
+      ? 'Subscribe'
+      : trialing
+        ? 'Subscribe after the trial'
+        : active
+          ? 'Renew for another period'
+          : 'Renew';
   const terms = paymentFor(currentPlan);
   const price =
     terms && terms.pricePerPeriod !== '0'
@@ -478,7 +485,9 @@ export function SubscriptionManager(props: {
               : price
                 ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
                 : ''}
-            Renewing adds one period; an active subscription is extended from its current end.
+            {trialing
+              ? 'Subscribing now starts the paid period when the trial ends.'
+              : 'Renewing adds one period; an active subscription is extended from its current end.'}
           </p>
         )}
       </div>
