@@ -5,6 +5,7 @@
  */
 export const EVENT_TYPES = [
   'subscription.renewed',
+  'subscription.plan_changed',
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',
@@ -20,6 +21,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Subscription events reach operators' webhooks whatever the address; the others only the owner's. */
 export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.renewed',
+  'subscription.plan_changed',
   'subscription.expiring',
   'subscription.canceled',
   'subscription.expired',

@@ -34,7 +34,7 @@ export class Metrics {
 
   readonly subscriptionChanges = new Counter({
     name: 'tollgate_subscription_changes_total',
-    help: 'Committed subscription changes by type (renewed, canceled).',
+    help: 'Committed subscription changes by type (renewed, canceled, plan_changed).',
     labelNames: ['type'] as const,
     registers: [this.registry],
   });

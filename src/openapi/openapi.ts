@@ -17,6 +17,7 @@ import { REQUEST_ID } from '../common/http/request-id.js';
 import { NEXT_CURSOR_DESCRIPTION } from '../common/pagination/cursor-page.js';
 import {
   SubscriptionCanceledEventDto,
+  SubscriptionPlanChangedEventDto,
   SubscriptionExpiredEventDto,
   EntitlementsUpdatedEventDto,
   SubscriptionRenewedEventDto,
@@ -99,6 +100,11 @@ function withRequestIds(document: OpenAPIObject): OpenAPIObject {
  */
 const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary: string]>> = {
   'subscription.renewed': [SubscriptionRenewedEventDto, 'A renewal was accepted.'],
+  'subscription.plan_changed': [
+    SubscriptionPlanChangedEventDto,
+    'A change of plan took effect: to a dearer plan at once (the time left converted), to another at the period ' +
+      'end it was scheduled for (applied by the background workers, once).',
+  ],
   'subscription.canceled': [SubscriptionCanceledEventDto, 'A cancel was accepted.'],
   'subscription.expired': [SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
   'api_key.created': [ApiKeyCreatedEventDto, 'The wallet created an API key.'],
@@ -118,8 +124,8 @@ const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary:
   ],
   'entitlements.updated': [
     EntitlementsUpdatedEventDto,
-    "The wallet's features changed (a subscription to a plan with other features, its expiry, a cancel now), in " +
-      'the transaction of the change. Operators receive it for every address.',
+    "The wallet's features changed (a subscription to a plan with other features, its expiry, a cancel now, a " +
+      'change of plan taking effect), in the transaction of the change. Operators receive it for every address.',
   ],
 };
 

@@ -8,7 +8,7 @@ import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { TransferReference } from './payment/payment-gateway.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
-import { entitlementsEvent, expiredEvent, renewedEvent } from './subscription-events.js';
+import { entitlementsEvent, expiryEvents, planChangedEvent, renewedEvent } from './subscription-events.js';
 import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
@@ -115,11 +115,21 @@ export class SubscriptionCredits {
       trial: credit.trial ?? false,
     });
     if (written.expired !== null) {
+      // With the features it ends, as the expiry sweep would have told of them.
       const ended = await this.plans.of(written.expired);
-      await this.outbox.record(tx, expiredEvent(written.expired, written.now, ended));
+      for (const event of expiryEvents(written.expired, written.now, ended))
+        await this.outbox.record(tx, event);
     }
     const plans = await this.plans.of(written.stored);
     const subscription = toSubscriptionDto(address, written.stored, written.now, plans);
+    if (written.planChanged !== null) {
+      // A scheduled change that fell due before this renewal: it took effect first, on the period it ended.
+      const { from, at } = written.planChanged;
+      const previousPlan = (await this.plans.of({ planId: from, pendingPlanId: null })).plan;
+      const previousPeriodEnd = written.previous!.currentPeriodEnd;
+      const change = { address, now: written.now, previousPeriodEnd, effectiveAt: at, scheduled: true };
+      await this.outbox.record(tx, planChangedEvent(subscription, change, previousPlan));
+    }
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
     const before = written.previous && (await this.plans.of(written.previous));
     const was = before ? toSubscriptionDto(address, written.previous, written.now, before).features : [];

@@ -11,7 +11,15 @@ import {
 import { PaymentEntity } from './payment/payment.entity.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 
-export const SUBSCRIPTION_EVENT_TYPES = ['renewed', 'canceled', 'expired'] as const;
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'renewed',
+  'canceled',
+  'expired',
+  // A change of plan taking effect; one scheduled for the period end; a scheduled one dropped.
+  'plan_changed',
+  'plan_scheduled',
+  'plan_unscheduled',
+] as const;
 export type SubscriptionEventType = (typeof SUBSCRIPTION_EVENT_TYPES)[number];
 
 /** The `actor` of changes nobody requested (an expiry recorded by the sweep). */
@@ -19,7 +27,10 @@ export const SYSTEM_ACTOR = 'system';
 
 /** Append-only history of a subscription: what changed, when, and on whose request. */
 @Entity({ name: 'subscription_events' })
-@Check('ck_subscription_events_type', `type IN ('renewed', 'canceled', 'expired')`)
+@Check(
+  'ck_subscription_events_type',
+  `type IN ('renewed', 'canceled', 'expired', 'plan_changed', 'plan_scheduled', 'plan_unscheduled')`,
+)
 @Check('ck_subscription_events_actor', `actor = 'system' OR actor ~ '^0x[0-9a-f]{40}$'`)
 @Index('ix_subscription_events_address_at', ['address', 'at', 'seq'])
 export class SubscriptionEventEntity {
@@ -76,6 +87,14 @@ export class SubscriptionEventEntity {
   @ManyToOne(() => PaymentEntity, { onDelete: 'RESTRICT', nullable: true })
   @JoinColumn({ name: 'payment_id', foreignKeyConstraintName: 'fk_subscription_events_payment' })
   payment?: PaymentEntity | null;
+
+  /** The plan changed from (plan entries only). */
+  @Column({ name: 'previous_plan_id', type: 'varchar', length: 32, nullable: true })
+  previousPlanId: string | null;
+
+  /** The plan changed (or scheduled to change, or no longer) to (plan entries only). */
+  @Column({ name: 'plan_id', type: 'varchar', length: 32, nullable: true })
+  planId: string | null;
 
   /** The Idempotency-Key the change was requested with, if any. */
   @Column({ name: 'idempotency_key', type: 'varchar', length: 255, nullable: true })

@@ -1,3 +1,4 @@
+import { checksumAddress } from '../common/address/wallet-address.js';
 import type { NewEvent } from '../events/event-outbox.service.js';
 import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-event.dto.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
@@ -35,6 +36,29 @@ export function renewedEvent(
         txHash: transfer && transfer.txHash,
         logIndex: transfer && transfer.logIndex,
       }),
+    },
+    occurredAt: change.now,
+  };
+}
+
+/**
+ * `subscription.plan_changed`: the subscription after the change (on `plan`, until `currentPeriodEnd`), the plan it
+ * left, when the change took effect and whether it had been scheduled for then.
+ */
+export function planChangedEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date; previousPeriodEnd: Date; effectiveAt: Date; scheduled: boolean },
+  previousPlan: Pick<SubscriptionPlans['plan'], 'id' | 'name'>,
+): NewEvent {
+  return {
+    type: 'subscription.plan_changed',
+    address: change.address,
+    data: {
+      ...subscription,
+      previousPeriodEnd: iso(change.previousPeriodEnd),
+      previousPlan: { id: previousPlan.id, name: previousPlan.name },
+      effectiveAt: change.effectiveAt.toISOString(),
+      scheduled: change.scheduled,
     },
     occurredAt: change.now,
   };
@@ -78,6 +102,25 @@ function expiryReason(
   if (status === 'canceled') return 'canceled';
   const trialEnd = subscription.trialEnd?.getTime();
   return trialEnd === subscription.currentPeriodEnd.getTime() ? 'trial_ended' : 'not_renewed';
+}
+
+/**
+ * The events of a period that ran out, recorded at `now`: `subscription.expired`, and `entitlements.updated` for the
+ * features it ends, unless a cancel now told of their end already (its period ends when it was canceled).
+ */
+export function expiryEvents(
+  subscription: StoredSubscription,
+  now: Date,
+  plans: SubscriptionPlans,
+): NewEvent[] {
+  const events = [expiredEvent(subscription, now, plans)];
+  const endedByCancel = subscription.canceledAt?.getTime() === subscription.currentPeriodEnd.getTime();
+  const address = checksumAddress(subscription.address);
+  const entitlements = endedByCancel
+    ? null
+    : entitlementsEvent(plans.plan.features, { address, plan: plans.plan, features: [] }, now);
+  if (entitlements) events.push(entitlements);
+  return events;
 }
 
 /** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */

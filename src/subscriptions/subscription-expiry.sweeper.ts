@@ -4,8 +4,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
-import { checksumAddress } from '../common/address/wallet-address.js';
-import { entitlementsEvent, expiredEvent } from './subscription-events.js';
+import { expiryEvents } from './subscription-events.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
 import { SubscriptionsRepository } from './subscriptions.repository.js';
 
@@ -41,14 +40,7 @@ export class SubscriptionExpirySweeper extends Sweeper {
       const { expired, now } = await this.subscriptions.recordDueExpiries(tx, SWEEP_BATCH_SIZE);
       for (const subscription of expired) {
         const plans = await this.plans.of(subscription);
-        const address = checksumAddress(subscription.address);
-        await this.outbox.record(tx, expiredEvent(subscription, now, plans));
-        // A cancel now told of the features' end already (its period ends when it was canceled).
-        const endedByCancel = subscription.canceledAt?.getTime() === subscription.currentPeriodEnd.getTime();
-        const entitlements = endedByCancel
-          ? null
-          : entitlementsEvent(plans.plan.features, { address, plan: plans.plan, features: [] }, now);
-        if (entitlements) await this.outbox.record(tx, entitlements);
+        for (const event of expiryEvents(subscription, now, plans)) await this.outbox.record(tx, event);
       }
       return expired.length;
     });

@@ -109,6 +109,10 @@ export function historyDto(row: SubscriptionEventRow): SubscriptionEventDto {
     previousPeriodEnd: iso(row.previousPeriodEnd),
     currentPeriodEnd: row.currentPeriodEnd.toISOString(),
     payment: row.payment && paymentDto(row.payment),
+    planChange:
+      row.previousPlanId !== null && row.planId !== null
+        ? { from: row.previousPlanId, to: row.planId }
+        : null,
   };
 }
 

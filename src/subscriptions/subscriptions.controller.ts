@@ -17,6 +17,7 @@ import {
 } from '../common/pagination/cursor-page.js';
 import {
   CancelSubscriptionDto,
+  ChangePlanDto,
   RenewSubscriptionDto,
   SubscriptionAddressQueryDto,
   SubscriptionHistoryQueryDto,
@@ -71,6 +72,20 @@ const CANCELED_NOW_EXAMPLE: SubscriptionDto = {
   updatedAt: '2026-11-30T09:00:00.000Z',
 };
 
+const CHANGED_NOW_EXAMPLE: SubscriptionDto = {
+  ...ACTIVE_EXAMPLE,
+  currentPeriodStart: '2026-12-12T01:30:00.000Z',
+  currentPeriodEnd: '2026-12-17T01:30:00.000Z',
+  updatedAt: '2026-12-12T01:30:00.000Z',
+  plan: { id: 'pro', name: 'Pro' },
+  features: ['api.calls', 'export.csv'],
+};
+const SCHEDULED_EXAMPLE: SubscriptionDto = {
+  ...CHANGED_NOW_EXAMPLE,
+  updatedAt: '2026-12-14T08:00:00.000Z',
+  pendingPlan: { id: 'basic', name: 'Basic', effectiveAt: '2026-12-17T01:30:00.000Z' },
+};
+
 const TX_HASH = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060';
 const ERC20_PLAN_EXAMPLE: PlanDto = {
   gateway: 'erc20',
@@ -103,7 +118,23 @@ const PLANS =
   'Plans (addition): `plan` names the plan to subscribe to; without it the subscription renews its current plan ' +
   "(`default`, the settings' plan, for a wallet that never chose one). The period is the plan's and, under " +
   "`erc20`, the price is the plan's (`GET /plans/{id}`); a plan priced `0` is credited one period with no payment. " +
-  'Renewing the plan the subscription is on is allowed even once archived.';
+  'Renewing the plan the subscription is on is allowed even once archived. While a change of plan is scheduled ' +
+  '(`pendingPlan`), the periods a renewal appends are on the scheduled plan, at its price and period, and the ' +
+  'change still takes effect at its date; naming the current plan then is 409 `plan_change_pending`.';
+
+const CHANGE_PLAN =
+  'Changes the plan of an active subscription; no money changes hands. To a plan that costs more per second ' +
+  '(price × the other period compared in integers) it takes effect at once: a new period starts now, and the time ' +
+  "left is converted at the two plans' prices per second, rounded down to whole seconds (10 days left on a 5-token " +
+  '30-day plan become 5 days on a 10-token 30-day plan), emitting `subscription.plan_changed` and, when the ' +
+  'features change, `entitlements.updated`. To a plan as dear or cheaper per second it is scheduled for the end ' +
+  'of the period (`pendingPlan` with its `effectiveAt`) and applied then by the background workers, once, with ' +
+  'the same events; a renewal meanwhile buys periods of the scheduled plan, at its price. Naming the current plan ' +
+  'drops a scheduled change; naming the plan already scheduled, or the current one with nothing scheduled, ' +
+  'changes nothing (200). Every change is in the history (`plan_changed`, `plan_scheduled`, `plan_unscheduled`). ' +
+  'No active subscription: 409 `subscription_not_active` (subscribe with `POST /subscriptions/renew {"plan"}`). ' +
+  'Nothing left to convert (a free current plan, or less than a second of the new plan): 409 ' +
+  '`plan_change_no_time_left`.';
 
 const ACCESS =
   'An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only ' +
@@ -216,6 +247,7 @@ export class SubscriptionsController {
       'event_limit_reached',
       'plan_archived',
       'plan_change_required',
+      'plan_change_pending',
       'plan_changed',
     ],
     503: ['payment_chain_unavailable', 'payment_chain_mismatch'],
@@ -231,6 +263,55 @@ export class SubscriptionsController {
       body.payment?.txHash,
       idempotencyKey,
       body.plan,
+    );
+  }
+
+  @Post('change-plan')
+  @HttpCode(HttpStatus.OK)
+  @Authenticated({ scopes: ROUTE_SCOPES.manageSubscriptions })
+  @ApiOperation({
+    operationId: 'changeSubscriptionPlan',
+    summary: 'Change plan: a dearer one at once, another at the period end (addition).',
+    description: `${CHANGE_PLAN} Counts towards EVENTS_MAX_PER_WALLET_PER_DAY as a renewal does. ${ACCESS}`,
+  })
+  @ApiIdempotencyKey()
+  @ApiBody({
+    type: ChangePlanDto,
+    examples: {
+      upgrade: { summary: 'To a dearer plan: at once', value: { plan: 'pro' } },
+      other: { summary: 'Another address (operators)', value: { address: ADDRESS, plan: 'basic' } },
+    },
+  })
+  @ApiOkResponse({
+    type: SubscriptionDto,
+    description: 'The subscription after the change (unchanged when there was nothing to change).',
+    examples: {
+      now: { summary: 'Changed at once', value: CHANGED_NOW_EXAMPLE },
+      scheduled: { summary: 'Scheduled for the period end', value: SCHEDULED_EXAMPLE },
+    },
+  })
+  @ApiErrors({
+    400: ['validation_failed', 'invalid_json', 'idempotency_key_reused'],
+    403: ['address_forbidden'],
+    404: ['plan_not_found'],
+    409: [
+      'idempotency_in_progress',
+      'subscription_not_active',
+      'plan_archived',
+      'plan_change_no_time_left',
+      'event_limit_reached',
+    ],
+  })
+  changeSubscriptionPlan(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChangePlanDto,
+    @IdempotencyKey() idempotencyKey: string | undefined,
+  ): Promise<SubscriptionDto> {
+    return this.subscriptions.changePlan(
+      principal,
+      resolveTargetAddress(principal, body.address),
+      body.plan,
+      idempotencyKey,
     );
   }
 

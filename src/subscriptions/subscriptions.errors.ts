@@ -19,6 +19,25 @@ export const SubscriptionErrors = {
       'plan_change_required',
       'The subscription is active on another plan: change it with POST /subscriptions/change-plan',
     ),
+  planChangePending: (pendingPlanId: string) =>
+    ApiError.conflict(
+      'plan_change_pending',
+      `A change to ${pendingPlanId} is scheduled: the periods a renewal adds are on it. Renew without a plan (or ` +
+        'naming it), or drop the change first with POST /subscriptions/change-plan naming the current plan',
+      { pendingPlan: pendingPlanId },
+    ),
+  notActive: () =>
+    ApiError.conflict(
+      'subscription_not_active',
+      'There is no active subscription to change the plan of: subscribe to the plan with POST /subscriptions/renew',
+    ),
+  noTimeLeft: () =>
+    ApiError.conflict(
+      'plan_change_no_time_left',
+      'The time left on the current plan is worth less than one second of the new one (a free plan, or a period ' +
+        'about to end): nothing would be carried over. Subscribe to the new plan with POST /subscriptions/renew ' +
+        'once this period ends, or after a cancel now',
+    ),
   planChanged: () =>
     ApiError.conflict(
       'plan_changed',

@@ -15,6 +15,7 @@ import {
 import { SubscriptionRemindersRepository } from './reminders/subscription-reminders.repository.js';
 import { SubscriptionCredits } from './subscription-credits.service.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
+import { SubscriptionPlanChangeSweeper } from './subscription-plan-change.sweeper.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
@@ -39,6 +40,7 @@ import { SubscriptionsService } from './subscriptions.service.js';
     IdempotencyService,
     IdempotencyRepository,
     SubscriptionExpirySweeper,
+    SubscriptionPlanChangeSweeper,
     SubscriptionReminderSweeper,
     SubscriptionReminderPurgeSweeper,
     SubscriptionRemindersRepository,

@@ -41,6 +41,8 @@ export const STORED = [
 export type StoredSubscription = Pick<SubscriptionEntity, (typeof STORED)[number]>;
 
 const COLUMNS = raw(selectList(SubscriptionEntity, STORED));
+/** The same, of the row `s` an UPDATE … FROM updates. */
+const S_COLUMNS = raw(selectList(SubscriptionEntity, STORED, 's'));
 
 /** A renewal's payment, as the history shows it. */
 export type PaymentRow = Pick<
@@ -55,6 +57,8 @@ const EVENT_ROW = [
   'actor',
   'previousPeriodEnd',
   'currentPeriodEnd',
+  'previousPlanId',
+  'planId',
 ] as const satisfies readonly (keyof SubscriptionEventEntity)[];
 
 export type SubscriptionEventRow = Pick<SubscriptionEventEntity, (typeof EVENT_ROW)[number]> & {
@@ -104,12 +108,20 @@ interface NewPayment {
   periodEnd: Date;
 }
 
+/** A change of plan scheduled for a period end. */
+export interface PendingPlan {
+  planId: string;
+  at: Date;
+}
+
 /** A subscription's change as one statement writes it: the row's new state and its history entry. */
 interface SubscriptionChange {
   /** Lowercase. */
   address: string;
   /** The plan of the period written. */
   planId: string;
+  /** The change of plan scheduled after it (an insert has none). */
+  pending: PendingPlan | null;
   state: SubscriptionPeriodState;
   expiryRecordedFor: Date | null;
   /** The database's clock once the row was locked: the row's `updated_at` and the entry's `at`. */
@@ -120,13 +132,17 @@ interface SubscriptionChange {
   >;
 }
 
-/** What a history entry is written from: the event, when it took effect (`now`) and the period end after it. */
+/**
+ * What a history entry is written from: the event, when it took effect (`now`), the period end after it and, for a
+ * plan entry, the plans.
+ */
 type HistoryEntry = Pick<SubscriptionChange, 'address' | 'now' | 'event'> & {
   state: Pick<SubscriptionPeriodState, 'currentPeriodEnd'>;
+  plans?: { from: string; to: string };
 };
 
 /** A locked subscription (null: none yet) and the database's clock read once the lock was granted. */
-interface LockedSubscription {
+export interface LockedSubscription {
   current: StoredSubscription | null;
   now: Date;
 }
@@ -143,6 +159,34 @@ export interface WrittenCredit {
    * first, and its `subscription.expired` event is the caller's to write, before the renewal's.
    */
   expired: StoredSubscription | null;
+  /**
+   * A scheduled change of plan that had fallen due unapplied: the credit applied it (its history entry) before
+   * the renewal, and its `subscription.plan_changed` event is the caller's to write, after the expiry's.
+   */
+  planChanged: AppliedPlanChange | null;
+}
+
+/** A scheduled change of plan as it took effect. */
+export interface AppliedPlanChange {
+  from: string;
+  to: string;
+  /** When it took effect: the date it was scheduled for. */
+  at: Date;
+}
+
+/** A change of plan asked for: who, and the row as it is locked. */
+export interface PlanChangeWrite {
+  /** Lowercase. */
+  address: string;
+  actor: Actor;
+  idempotencyKey: string | null;
+  locked: { current: StoredSubscription; now: Date };
+}
+
+/** The scheduled changes a sweep applied, each with the row after it, at the clock it read. */
+export interface AppliedPlanChanges {
+  applied: { stored: StoredSubscription; change: AppliedPlanChange }[];
+  now: Date;
 }
 
 /** A cancel as written, or the row as it was when there was nothing to cancel. */
@@ -163,10 +207,11 @@ export interface RecordedExpiries {
  * there no target column gives them a type.
  */
 
-function updateRow({ address, planId, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
+function updateRow({ address, planId, pending, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
   return sql`UPDATE subscriptions
     SET plan_id = ${planId}, current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
         cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt}, trial_end = ${state.trialEnd},
+        pending_plan_id = ${pending?.planId ?? null}, pending_plan_at = ${pending?.at ?? null},
         expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
     WHERE address = ${address}
     RETURNING ${COLUMNS}`;
@@ -206,12 +251,30 @@ function insertPayment(
  * A history entry. `payment` ends its SELECT list: the payment it cites, and in a change statement what it is
  * written after (`id FROM p`: the payment `p` inserted, and only if it did; `NULL FROM s`: only if the row `s` was).
  */
-function insertHistory({ address, state, now, event }: HistoryEntry, payment: Sql): Sql {
+function insertHistory({ address, state, now, event, plans }: HistoryEntry, payment: Sql): Sql {
   return sql`INSERT INTO subscription_events
-      (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key, payment_id)
+      (address, type, at, actor, actor_key_id, previous_period_end, current_period_end, idempotency_key,
+       previous_plan_id, plan_id, payment_id)
     SELECT ${address}::varchar, ${event.type}::varchar, ${now}::timestamptz, ${event.actor}::varchar,
       ${event.actorKeyId}::varchar, ${event.previousPeriodEnd}::timestamptz, ${state.currentPeriodEnd}::timestamptz,
-      ${event.idempotencyKey}::varchar, ${payment}`;
+      ${event.idempotencyKey}::varchar, ${plans?.from ?? null}::varchar, ${plans?.to ?? null}::varchar, ${payment}`;
+}
+
+/** The history entry of a scheduled change that took effect, dated when it was scheduled for. */
+function appliedChangeEntry(address: string, periodEnd: Date, change: AppliedPlanChange): HistoryEntry {
+  return {
+    address,
+    state: { currentPeriodEnd: periodEnd },
+    now: change.at,
+    plans: { from: change.from, to: change.to },
+    event: {
+      type: 'plan_changed',
+      actor: SYSTEM_ACTOR,
+      actorKeyId: null,
+      previousPeriodEnd: periodEnd,
+      idempotencyKey: null,
+    },
+  };
 }
 
 /** A credit written with `row` (insertRow or updateRow): the row, its payment and its history entry. */
@@ -266,26 +329,55 @@ export class SubscriptionsRepository {
       const { next } = renewSubscription(null, now, paidMs);
       const planId = write.plan?.id ?? DEFAULT_PLAN_ID;
       if (write.plan?.archived) throw PlanErrors.archived();
-      const first = { planId, state: next, expiryRecordedFor: null, now, previousPeriodEnd: null };
+      const first = {
+        planId,
+        pending: null,
+        state: next,
+        expiryRecordedFor: null,
+        now,
+        previousPeriodEnd: null,
+      };
       const stored = await this.runCredit(tx, 'insert', write, first);
-      if (stored !== null) return { stored, previous: null, now, previousPeriodEnd: null, expired: null };
+      if (stored !== null) {
+        return { stored, previous: null, now, previousPeriodEnd: null, expired: null, planChanged: null };
+      }
       // Of concurrent first renewals one inserts the row; the others lock it, and renew it as any other.
       ({ current, now } = await this.lock(tx, address));
       if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
     }
     const active = inForce(subscriptionStatus(current, now));
-    const planId = write.plan?.id ?? current.planId;
-    if (planId !== current.planId) {
-      if (active) throw SubscriptionErrors.planChangeRequired();
+    const scheduled =
+      current.pendingPlanId === null ? null : { planId: current.pendingPlanId, at: current.pendingPlanAt! };
+    const changeDue = scheduled !== null && scheduled.at.getTime() <= now.getTime();
+    // The plan the row is on once what fell due is applied, and the plan of the periods a renewal appends: while a
+    // change is scheduled, the periods after the current end are the next plan's (the renewal bills them at its
+    // price), and the change still takes effect at its date.
+    const onPlan = changeDue ? scheduled.planId : current.planId;
+    const renewsOn = scheduled?.planId ?? current.planId;
+    const planId = write.plan?.id ?? renewsOn;
+    if (planId !== renewsOn) {
+      if (active) {
+        throw scheduled && !changeDue
+          ? SubscriptionErrors.planChangePending(scheduled.planId)
+          : SubscriptionErrors.planChangeRequired();
+      }
       if (write.plan?.archived) throw PlanErrors.archived();
     }
     // The period ran out but the sweep has not recorded it yet: record it now, before it is replaced.
     const expiryDue = !active && current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
     if (expiryDue) await this.recordExpiry(tx, current);
+    // Likewise a scheduled change that fell due and that the sweep has not applied yet, after the expiry it
+    // coincides with.
+    const planChanged = changeDue ? { from: current.planId, to: scheduled.planId, at: scheduled.at } : null;
+    if (planChanged)
+      await tx.run(
+        insertHistory(appliedChangeEntry(address, current.currentPeriodEnd, planChanged), sql`NULL`),
+      );
     const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs);
     const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
     const stored = await this.runCredit(tx, 'update', write, {
-      planId,
+      planId: active ? onPlan : planId,
+      pending: active && !changeDue ? scheduled : null,
       state: next,
       expiryRecordedFor,
       now,
@@ -297,6 +389,117 @@ export class SubscriptionsRepository {
       now,
       previousPeriodEnd,
       expired: expiryDue ? current : null,
+      planChanged,
+    };
+  }
+
+  /** Locks the row of `address` until the transaction ends, with the clock read once the lock was granted. */
+  lockRow(tx: SqlExecutor, address: string): Promise<LockedSubscription> {
+    return this.lock(tx, address);
+  }
+
+  /**
+   * A change to a dearer plan, at once (decidePlanChange): the row on `planId` from `now` to `periodEnd`, with no
+   * scheduled change left, and its `plan_changed` history entry.
+   */
+  async changePlanNow(
+    tx: SqlExecutor,
+    write: PlanChangeWrite,
+    planId: string,
+    periodEnd: Date,
+  ): Promise<StoredSubscription> {
+    const { current, now } = write.locked;
+    const state = { ...current, currentPeriodStart: now, currentPeriodEnd: periodEnd };
+    const change: SubscriptionChange = {
+      address: write.address,
+      planId,
+      pending: null,
+      state,
+      expiryRecordedFor: current.expiryRecordedFor,
+      now,
+      event: this.planEvent('plan_changed', write, current.currentPeriodEnd),
+    };
+    const entry = { ...change, plans: { from: current.planId, to: planId } };
+    const { rows } = await tx.runPrepared<StoredSubscription>(
+      'subscriptions_change_plan',
+      sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(entry, sql`NULL FROM s`)}) SELECT * FROM s`,
+    );
+    return rows[0]!;
+  }
+
+  /**
+   * Schedules a change of plan (`pending`), or drops the one scheduled (null), with its history entry
+   * (`plan_scheduled` naming the plan scheduled, `plan_unscheduled` naming the plan dropped).
+   */
+  async schedulePlan(
+    tx: SqlExecutor,
+    write: PlanChangeWrite,
+    pending: PendingPlan | null,
+  ): Promise<StoredSubscription> {
+    const { current, now } = write.locked;
+    const to = pending?.planId ?? current.pendingPlanId!;
+    const entry: HistoryEntry = {
+      address: write.address,
+      state: current,
+      now,
+      plans: { from: current.planId, to },
+      event: this.planEvent(pending ? 'plan_scheduled' : 'plan_unscheduled', write, current.currentPeriodEnd),
+    };
+    const { rows } = await tx.runPrepared<StoredSubscription>(
+      'subscriptions_schedule_plan',
+      sql`WITH s AS (
+          UPDATE subscriptions SET pending_plan_id = ${pending?.planId ?? null}, pending_plan_at = ${pending?.at ?? null},
+            updated_at = ${now}
+          WHERE address = ${write.address} RETURNING ${COLUMNS}),
+        h AS (${insertHistory(entry, sql`NULL FROM s`)})
+        SELECT * FROM s`,
+    );
+    return rows[0]!;
+  }
+
+  /**
+   * Applies up to `limit` scheduled changes whose date has come, each with its `plan_changed` history entry, and
+   * returns them (each one's events are the caller's to write in the same transaction). Rows another transaction
+   * holds are skipped and a claimed row's change is cleared in the statement that claims it, so concurrent sweeps on
+   * several instances apply each change once.
+   */
+  async applyDuePlanChanges(tx: SqlExecutor, limit: number): Promise<AppliedPlanChanges> {
+    const now = await this.clock(tx);
+    const { rows } = await tx.run<StoredSubscription & { previousPlanId: string; effectiveAt: Date }>(
+      sql`UPDATE subscriptions s
+        SET plan_id = d.pending_plan_id, pending_plan_id = NULL, pending_plan_at = NULL, updated_at = ${now}
+        FROM (
+          SELECT address, plan_id, pending_plan_id, pending_plan_at FROM subscriptions
+          WHERE pending_plan_id IS NOT NULL AND pending_plan_at <= ${now}
+          ORDER BY pending_plan_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED) AS d
+        WHERE s.address = d.address
+        RETURNING ${S_COLUMNS}, d.plan_id AS "previousPlanId",
+          d.pending_plan_at AS "effectiveAt"`,
+    );
+    const applied = [];
+    for (const { previousPlanId, effectiveAt, ...stored } of rows) {
+      const change = { from: previousPlanId, to: stored.planId, at: effectiveAt };
+      await tx.run(
+        insertHistory(appliedChangeEntry(stored.address, stored.currentPeriodEnd, change), sql`NULL`),
+      );
+      applied.push({ stored, change });
+    }
+    return { applied, now };
+  }
+
+  private planEvent(
+    type: 'plan_changed' | 'plan_scheduled' | 'plan_unscheduled',
+    write: PlanChangeWrite,
+    previousPeriodEnd: Date,
+  ): SubscriptionChange['event'] {
+    return {
+      type,
+      actor: write.actor.address,
+      actorKeyId: write.actor.keyId,
+      previousPeriodEnd,
+      idempotencyKey: write.idempotencyKey,
     };
   }
 
@@ -381,9 +584,13 @@ export class SubscriptionsRepository {
     if (outcome.kind === 'not_found' || current === null) throw SubscriptionErrors.notFound();
     if (outcome.kind === 'unchanged') return { changed: false, stored: current, now };
     const previousPeriodEnd = current.currentPeriodEnd;
+    const scheduled =
+      current.pendingPlanId === null ? null : { planId: current.pendingPlanId, at: current.pendingPlanAt! };
     const change: SubscriptionChange = {
       address,
       planId: current.planId,
+      // A cancel now ends the period the change was scheduled after: nothing is left to change.
+      pending: outcome.immediate ? null : scheduled,
       state: outcome.next,
       expiryRecordedFor: current.expiryRecordedFor,
       now,
@@ -460,13 +667,14 @@ export class SubscriptionsRepository {
     tx: SqlExecutor,
     write: 'insert' | 'update',
     { address, actor, idempotencyKey, gateway, credit, periodMs }: CreditWrite,
-    to: Pick<SubscriptionChange, 'planId' | 'state' | 'expiryRecordedFor' | 'now'> & {
+    to: Pick<SubscriptionChange, 'planId' | 'pending' | 'state' | 'expiryRecordedFor' | 'now'> & {
       previousPeriodEnd: Date | null;
     },
   ): Promise<StoredSubscription | null> {
     const change: SubscriptionChange = {
       address,
       planId: to.planId,
+      pending: to.pending,
       state: to.state,
       expiryRecordedFor: to.expiryRecordedFor,
       now: to.now,

@@ -17,7 +17,9 @@ import { PAYMENT_GATEWAY, type PaymentGateway } from './payment/payment-gateway.
 import { PaymentErrors } from './payment/payment.errors.js';
 import { inForce, subscriptionStatus } from './subscription-state.js';
 import { SubscriptionCredits } from './subscription-credits.service.js';
-import { canceledEvent, entitlementsEvent } from './subscription-events.js';
+import { decidePlanChange } from './plan-change.js';
+import { canceledEvent, entitlementsEvent, planChangedEvent } from './subscription-events.js';
+import { PlanErrors } from '../plans/plans.errors.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
 import { historyDto, toSubscriptionDto } from './subscription-view.js';
@@ -106,7 +108,10 @@ export class SubscriptionsService {
       // never asks the chain again.
       // The plan is read here for its price, and again under its lock in the transaction, which decides.
       const current = await this.repository.find(target);
-      const chosen = await this.catalog.find(planId ?? current?.planId ?? DEFAULT_PLAN_ID);
+      // While a change is scheduled, the periods a renewal appends are the next plan's.
+      const chosen = await this.catalog.find(
+        planId ?? current?.pendingPlanId ?? current?.planId ?? DEFAULT_PLAN_ID,
+      );
       const trial = await this.offersTrial(target, current, chosen);
       // A trial needs no payment: under erc20 none is asked for (one sent anyway pays the period after the trial).
       const approved =
@@ -181,6 +186,86 @@ export class SubscriptionsService {
 
   private offersTrial(address: string, current: StoredSubscription | null, plan: Plan): Promise<boolean> {
     return trialOffered(plan, current, async () => !(await this.repository.trialTaken(address, plan.id)));
+  }
+
+  /**
+   * Changes the plan of an active subscription (docs/api-guide.md, "Changing plan"): to a dearer plan per second at
+   * once, the time left converted at the two plans' prices per second; to another at the period end
+   * (`pendingPlan`), applied by the plan-change sweep; to the current plan, dropping a scheduled change.
+   */
+  async changePlan(
+    principal: Principal,
+    address: Address,
+    planId: string,
+    idempotencyKey?: string,
+  ): Promise<SubscriptionDto> {
+    const target = storageAddress(address);
+    const claim = await this.idempotency.begin<SubscriptionDto>(principal, idempotencyKey, 'change-plan', {
+      address: target,
+      plan: planId,
+    });
+    if (claim.replay !== undefined) return claim.replay;
+    try {
+      const { subscription, changed } = await this.db.transaction(async (tx) => {
+        // The plan first, FOR SHARE (as a renewal holds it): its price and period cannot change before this commits.
+        const to = await this.catalog.hold(tx, planId);
+        // Admitted against the wallet's event budget before the row lock, as a renewal is (one lock order for all).
+        await this.outbox.admit(tx, target);
+        const locked = await this.repository.lockRow(tx, target);
+        const { current, now } = locked;
+        if (current === null || subscriptionStatus(current, now) !== 'active')
+          throw SubscriptionErrors.notActive();
+        // The plan the subscription is on has it as a subscriber: its price and period are fixed.
+        const from = await this.catalog.find(current.planId);
+        const decision = decidePlanChange(current, now, from, to);
+        if (to.archivedAt !== null && to.id !== from.id && decision.kind !== 'unchanged') {
+          throw PlanErrors.archived();
+        }
+        const write = {
+          address: target,
+          actor: actorOf(principal),
+          idempotencyKey: idempotencyKey ?? null,
+          locked: { current, now },
+        };
+        const before = toSubscriptionDto(target, current, now, await this.plans.of(current));
+        let stored = current;
+        switch (decision.kind) {
+          case 'no_time_left':
+            throw SubscriptionErrors.noTimeLeft();
+          case 'unchanged':
+            break;
+          case 'now':
+            stored = await this.repository.changePlanNow(tx, write, to.id, decision.periodEnd);
+            break;
+          case 'schedule':
+            stored = await this.repository.schedulePlan(tx, write, { planId: to.id, at: decision.at });
+            break;
+          case 'unschedule':
+            stored = await this.repository.schedulePlan(tx, write, null);
+            break;
+        }
+        const after = toSubscriptionDto(target, stored, now, await this.plans.of(stored));
+        if (decision.kind === 'now') {
+          const change = {
+            address: target,
+            now,
+            previousPeriodEnd: current.currentPeriodEnd,
+            effectiveAt: now,
+            scheduled: false,
+          };
+          await this.outbox.record(tx, planChangedEvent(after, change, from));
+          const entitlements = entitlementsEvent(before.features, after, now);
+          if (entitlements) await this.outbox.record(tx, entitlements);
+        }
+        await claim.complete(tx, after);
+        return { subscription: after, changed: decision.kind !== 'unchanged' };
+      });
+      if (changed) this.metrics.subscriptionChanges.inc({ type: 'plan_changed' });
+      return subscription;
+    } catch (error) {
+      await claim.abandon(error);
+      throw error;
+    }
   }
 
   async cancel(

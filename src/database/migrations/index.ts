@@ -14,6 +14,7 @@ import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryInde
 import { Plans1795798423483 } from './1795798423483-Plans.js';
 import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
 import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
+import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -36,4 +37,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   Plans1795798423483,
   SubscriptionPlans1795804010898,
   SubscriptionTrials1795814548321,
+  SubscriptionPlanChanges1795900000000,
 ];

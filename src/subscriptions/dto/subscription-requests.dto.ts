@@ -88,14 +88,38 @@ export class RenewSubscriptionDto {
     example: 'pro',
     maxLength: 32,
     description:
-      "The plan to subscribe to (addition; `GET /plans`); default: the subscription's current plan, or `default`. " +
+      "The plan to subscribe to (addition; `GET /plans`); default: the subscription's current plan (the scheduled " +
+      'one, `pendingPlan`, when a change is scheduled), or `default`. ' +
       'Unknown: 404 `plan_not_found`; archived, unless it is the plan the subscription is on: 409 `plan_archived`; ' +
-      "another plan than the active subscription's: 409 `plan_change_required` (use `POST /subscriptions/change-plan`).",
+      "another plan than the active subscription's: 409 `plan_change_required` (use `POST /subscriptions/change-plan`), " +
+      'or `plan_change_pending` when a change to another is scheduled.',
   })
   @IsOptional()
   @IsString()
   @MaxLength(32)
   plan?: string;
+}
+
+export class ChangePlanDto {
+  @IsOptional()
+  @IsWalletAddress({
+    required: false,
+    description: `The subscription's wallet; default: the caller's. ${OTHERS}`,
+  })
+  address?: Address;
+
+  @ApiProperty({
+    example: 'pro',
+    maxLength: 32,
+    description:
+      'The plan to change to (`GET /plans`). Dearer per second than the current plan: at once, the time left ' +
+      'converted; as dear or cheaper: at the period end (`pendingPlan`); the current plan: drops a scheduled ' +
+      'change. Unknown: 404 `plan_not_found`; archived: 409 `plan_archived`.',
+  })
+  @IsDefined()
+  @IsString()
+  @MaxLength(32)
+  plan: string;
 }
 
 export class CancelSubscriptionDto {

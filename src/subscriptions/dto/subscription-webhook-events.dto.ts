@@ -24,6 +24,29 @@ export class SubscriptionRenewedDataDto extends SubscriptionChangeDataDto {
   payment: PaymentDto;
 }
 
+export class SubscriptionPlanChangedDataDto extends SubscriptionChangeDataDto {
+  @ApiProperty({
+    type: SubscriptionPlanDto,
+    description: 'The plan it changed from (`plan` is the one it is on now).',
+  })
+  previousPlan: SubscriptionPlanDto;
+
+  @ApiProperty({
+    format: 'date-time',
+    example: AT,
+    description:
+      'When the change took effect: at the request for a dearer plan (whose period starts then and ends at ' +
+      '`currentPeriodEnd`, the time left converted), or the period end it was scheduled for.',
+  })
+  effectiveAt: string;
+
+  @ApiProperty({
+    example: false,
+    description: 'false: a change to a dearer plan, at once; true: a change scheduled for the period end.',
+  })
+  scheduled: boolean;
+}
+
 export class SubscriptionCanceledDataDto extends SubscriptionChangeDataDto {
   @ApiProperty({ example: false, description: 'Whether the period ended now rather than at its end.' })
   immediate: boolean;
@@ -53,6 +76,21 @@ export class SubscriptionRenewedEventDto {
 
   @ApiProperty({ type: SubscriptionRenewedDataDto })
   data: SubscriptionRenewedDataDto;
+}
+
+/** `subscription.plan_changed`: a change of plan took effect (at once, or at the period end it was scheduled for). */
+export class SubscriptionPlanChangedEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['subscription.plan_changed'], example: 'subscription.plan_changed' })
+  type: 'subscription.plan_changed';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'When the change was made.' })
+  timestamp: string;
+
+  @ApiProperty({ type: SubscriptionPlanChangedDataDto })
+  data: SubscriptionPlanChangedDataDto;
 }
 
 /** `subscription.canceled`: a cancel was accepted (at period end or immediate). */

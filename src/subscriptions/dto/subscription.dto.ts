@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PAYMENT_GATEWAYS } from '../../config/settings.js';
+import { SUBSCRIPTION_EVENT_TYPES, type SubscriptionEventType } from '../subscription-event.entity.js';
 import type { SubscriptionStatus } from '../subscription-state.js';
 
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -174,13 +175,32 @@ export class PaymentDto {
   logIndex: number | null;
 }
 
+/** The plans of a plan entry of the history. */
+export class PlanChangeDto {
+  @ApiProperty({ example: 'basic', description: 'The plan it changed (or was to change) from.' })
+  from: string;
+
+  @ApiProperty({
+    example: 'pro',
+    description: 'The plan it changed (or was to change, or no longer changes) to.',
+  })
+  to: string;
+}
+
 /** One entry of `GET /subscriptions/history`. */
 export class SubscriptionEventDto {
   @ApiProperty({ format: 'uuid', example: '5f0c6f0e-3c1b-4a51-9a7c-3f9b1d2e8a41' })
   id: string;
 
-  @ApiProperty({ enum: ['renewed', 'canceled', 'expired'], example: 'renewed' })
-  type: 'renewed' | 'canceled' | 'expired';
+  @ApiProperty({
+    enum: SUBSCRIPTION_EVENT_TYPES,
+    example: 'renewed',
+    description:
+      'Additions: `plan_changed` (a change of plan took effect: at once, or at the period end it was scheduled ' +
+      'for), `plan_scheduled` (a change to a plan as dear or cheaper per second was scheduled for the period end), ' +
+      '`plan_unscheduled` (a scheduled change was dropped). Each of them carries `planChange`.',
+  })
+  type: SubscriptionEventType;
 
   @ApiProperty({
     format: 'date-time',
@@ -218,6 +238,14 @@ export class SubscriptionEventDto {
       'What paid for a renewal; null for cancels, expiries and renewals recorded before payments were linked.',
   })
   payment: PaymentDto | null;
+
+  @ApiProperty({
+    type: PlanChangeDto,
+    nullable: true,
+    description:
+      'For `plan_changed`, `plan_scheduled` and `plan_unscheduled` (addition): the plans; else null.',
+  })
+  planChange: PlanChangeDto | null;
 }
 
 /** The `erc20` terms in `GET /subscriptions/plan`. */
