@@ -540,8 +540,10 @@ export class SubscriptionsRepository {
       const expiryDue =
         current !== null && current.expiryRecordedFor?.getTime() !== current.currentPeriodEnd.getTime();
       if (expiryDue) await this.recordExpiry(tx, current!);
+      // A trial starts only on a subscription not in force: no scheduled change survives into it.
       const to = {
         planId: plan.id,
+        pending: null,
         state: started.next,
         expiryRecordedFor: expiryDue ? current!.currentPeriodEnd : (current?.expiryRecordedFor ?? null),
         now,
@@ -550,7 +552,14 @@ export class SubscriptionsRepository {
       const stored = await this.runCredit(tx, current === null ? 'insert' : 'update', write, to);
       if (stored !== null) {
         const { previousPeriodEnd } = started;
-        return { stored, previous: current, now, previousPeriodEnd, expired: expiryDue ? current : null };
+        return {
+          stored,
+          previous: current,
+          now,
+          previousPeriodEnd,
+          expired: expiryDue ? current : null,
+          planChanged: null,
+        };
       }
       // A concurrent first renewal created the row: lock it and decide again.
       ({ current, now } = await this.lock(tx, address));
