@@ -30,7 +30,14 @@ export type Session = Schema<'CurrentSessionDto'>;
  */
 export type SubscriptionStatus = Schema<'SubscriptionDto'>['status'] | 'trialing';
 export type Subscription = Omit<Schema<'SubscriptionDto'>, 'status'> & { status: SubscriptionStatus };
-export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
+/**
+ * A history entry; `planChange` (the plans of a `plan_changed`, `plan_scheduled` or `plan_unscheduled` entry) is named
+ * here until the client is generated from a document that has it.
+ */
+export type SubscriptionEvent = Omit<Schema<'SubscriptionEventDto'>, 'type'> & {
+  type: Schema<'SubscriptionEventDto'>['type'] | 'plan_changed' | 'plan_scheduled' | 'plan_unscheduled';
+  planChange?: { from: string; to: string } | null;
+};
 export type ApiKey = Schema<'ApiKeyDto'>;
 export type CreatedApiKey = Schema<'CreatedApiKeyDto'>;
 export type ApiKeyUsage = Schema<'ApiKeyUsageDto'>;
@@ -92,7 +99,7 @@ async function call<T, E>(
 const changePlanClient = client as unknown as {
   POST(
     path: '/subscriptions/change-plan',
-    init: { body: { address: string; plan: string } },
+    init: { params: { header: { 'Idempotency-Key': string } }; body: { address: string; plan: string } },
   ): Promise<{ data?: Subscription; error?: unknown; response: Response }>;
 };
 
@@ -112,7 +119,9 @@ export const api = {
   status: (address: string) =>
     call(client.GET('/subscriptions/status', { params: { query: { address } } })) as Promise<Subscription>,
   history: (address: string) =>
-    call(client.GET('/subscriptions/history', { params: { query: { address } } })),
+    call(client.GET('/subscriptions/history', { params: { query: { address } } })) as Promise<
+      SubscriptionEvent[]
+    >,
   /** How renewals are paid here (public): free, billed by the operator, or an ERC-20 transfer first. */
   plan: () => call(client.GET('/subscriptions/plan'), true),
   /**
@@ -130,8 +139,13 @@ export const api = {
    * Moves an active subscription to `plan`: a dearer one (per second) at once, a cheaper one at the period's end
    * (`pendingPlan`); the current plan's id cancels a scheduled change. No payment: the time left is converted.
    */
-  changePlan: (address: string, plan: string) =>
-    call(changePlanClient.POST('/subscriptions/change-plan', { body: { address, plan } })),
+  changePlan: (address: string, plan: string, key: string) =>
+    call(
+      changePlanClient.POST('/subscriptions/change-plan', {
+        params: idempotency(key),
+        body: { address, plan },
+      }),
+    ),
   cancel: (address: string, immediate: boolean, key: string) =>
     call(
       client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } }),

@@ -31,11 +31,14 @@ export function upgradedEnd(
 /**
  * The API's refusals that are about the chosen plan, said with its name; any other error is the API's own text.
  */
-export function inPlanWords(error: unknown, plan: PlanDetails): unknown {
+export function inPlanWords(error: unknown, plan: PlanDetails, from?: string): unknown {
   if (!(error instanceof ApiError)) return error;
   const words: Record<string, string> = {
     plan_archived: `${plan.name} is no longer offered: choose another plan.`,
     plan_not_found: `${plan.name} no longer exists: reload the page to see the plans on offer.`,
+    plan_change_no_time_left: `Nothing of the time left on ${from ?? 'the current plan'} would carry over to ${plan.name}: cancel now, then subscribe to ${plan.name}.`,
+    subscription_not_active:
+      'The plan can be changed only while a paid period runs (not during a free trial, nor once the period ended).',
   };
   const text = words[error.code];
   return text ? new ApiError(error.status, { error: text, details: error.details }) : error;

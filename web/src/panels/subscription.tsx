@@ -49,6 +49,9 @@ const STATUS_LABEL: Record<SubscriptionStatus, string> = {
 };
 
 const EVENT_LABEL: Record<string, string> = {
+  plan_changed: 'Plan changed',
+  plan_scheduled: 'Change scheduled',
+  plan_unscheduled: 'Change called off',
   renewed: 'Renewed',
   canceled: 'Canceled',
   expired: 'Expired',
@@ -116,6 +119,7 @@ export function SubscriptionManager(props: {
   const plansLoad = useAction();
   const sendRenew = useIdempotentSend();
   const sendCancel = useIdempotentSend();
+  const sendChange = useIdempotentSend();
   // A payment sent but not yet credited survives a reload: the next renew credits it instead of paying again.
   const pendingKey = `tollgate.payment.${address.toLowerCase()}`;
   const [pending, setPending] = useState(() => localStorage.getItem(pendingKey));
@@ -174,7 +178,11 @@ export function SubscriptionManager(props: {
     }
   };
 
-  const currentPlan = subscription && plans?.find((item) => item.id === subscription.plan.id);
+  const planNamed = (id: string | undefined) => plans?.find((item) => item.id === id);
+  const currentPlan = planNamed(subscription?.plan.id);
+  // While a change is scheduled, a renewal appends periods of the scheduled plan, at its price.
+  const renewalPlan = subscription?.pendingPlan ? planNamed(subscription.pendingPlan.id) : currentPlan;
+  const planName = (id: string) => planNamed(id)?.name ?? id;
 
   /** The transfer that pays one period of `chosen` (the token and receiver are every plan's). */
   const paymentFor = (chosen: PlanDetails | undefined): Erc20Terms | null => {
@@ -216,7 +224,7 @@ export function SubscriptionManager(props: {
       }
     }
     let txHash: string | undefined;
-    const terms = paymentFor(chosen ?? currentPlan);
+    const terms = paymentFor(chosen ?? renewalPlan);
     if (terms && terms.pricePerPeriod !== '0') {
       const wallet = await walletFor(payer);
       txHash = pending ?? undefined;
@@ -241,9 +249,11 @@ export function SubscriptionManager(props: {
     (chosen.id === subscription?.plan.id ? keep : change).run(async () => {
       setMessage(undefined);
       const before = subscription!;
-      const updated = await api.changePlan(address, chosen.id).catch((error: unknown) => {
-        throw inPlanWords(error, chosen);
-      });
+      const updated = await sendChange((key) => api.changePlan(address, chosen.id, key)).catch(
+        (error: unknown) => {
+          throw inPlanWords(error, chosen, before.plan.name);
+        },
+      );
       const text =
         chosen.id === before.plan.id
           ? `The switch to ${before.pendingPlan?.name ?? 'another plan'} is called off: ${chosen.name} stays.`
@@ -290,7 +300,7 @@ export function SubscriptionManager(props: {
         : active
           ? 'Renew for another period'
           : 'Renew';
-  const terms = paymentFor(currentPlan);
+  const terms = paymentFor(renewalPlan);
   const price =
     terms && terms.pricePerPeriod !== '0'
       ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)
@@ -488,6 +498,9 @@ export function SubscriptionManager(props: {
             {trialing
               ? 'Subscribing now starts the paid period when the trial ends.'
               : 'Renewing adds one period; an active subscription is extended from its current end.'}
+            {subscription.pendingPlan
+              ? ` With a switch scheduled, the periods added are ${subscription.pendingPlan.name}'s.`
+              : ''}
           </p>
         )}
       </div>
@@ -533,6 +546,7 @@ export function SubscriptionManager(props: {
                   <tr key={event.id}>
                     <td data-label="Event">
                       <span class={`tag tag-${event.type}`}>{EVENT_LABEL[event.type] ?? event.type}</span>
+                      {event.planChange && <span class="small"> to {planName(event.planChange.to)}</span>}
                     </td>
                     <td data-label="When">
                       <DateTime value={event.at} />
