@@ -200,6 +200,62 @@ describe('plans in the dashboard', () => {
   );
 
   it(
+    'upgrades now, schedules a cheaper plan for the period end, and calls the switch off',
+    async () => {
+      const { page, token } = await pages.signedIn();
+      await card(page, 'basic').getByRole('button', { name: 'Subscribe', exact: true }).click();
+      await page.getByText(/^Subscribed to Basic: until /).waitFor();
+      const onBasic = await status(token);
+
+      // Team costs 8 times Basic per second: at once, the time left shrinks to an eighth.
+      await card(page, 'team').getByRole('button', { name: 'Upgrade now' }).click();
+      const upgrade = page.getByRole('dialog', { name: 'Upgrade to Team now?' });
+      await upgrade.getByText(/the period ends sooner, on /).waitFor();
+      await screenshots(page, 'plans-upgrade-dialog');
+      const clicked = Date.now();
+      await upgrade.getByRole('button', { name: 'Upgrade now' }).click();
+      await page.getByText(/^Now on Team: the period ends on /).waitFor();
+      const answered = Date.now();
+      const onTeam = await status(token);
+      expect(onTeam).toMatchObject({ status: 'active', plan: { id: 'team' }, pendingPlan: null });
+      // Converted between the click and the answer: an eighth of what was left then, to the second.
+      const oldEnd = Date.parse(onBasic.currentPeriodEnd);
+      const newEnd = Date.parse(onTeam.currentPeriodEnd);
+      expect(newEnd).toBeGreaterThanOrEqual(clicked + (oldEnd - answered) / 8 - 1000);
+      expect(newEnd).toBeLessThanOrEqual(answered + (oldEnd - clicked) / 8);
+      await expect(page.getByTestId('period-end').locator('time').getAttribute('datetime')).resolves.toBe(
+        onTeam.currentPeriodEnd,
+      );
+      await expect(card(page, 'team').getByTestId('plan-current').textContent()).resolves.toBe('Your plan');
+
+      // Basic is cheaper: it waits for the period's end, and Team stays until then.
+      await card(page, 'basic')
+        .getByRole('button', { name: /^Switch on / })
+        .click();
+      const downgrade = page.getByRole('dialog', { name: "Switch to Basic at the period's end?" });
+      await downgrade.getByRole('button', { name: /^Switch on / }).click();
+      await page.getByText(/^Basic starts on .*, when the current period ends\.$/).waitFor();
+      const scheduled = await status(token);
+      expect(scheduled).toMatchObject({
+        plan: { id: 'team' },
+        pendingPlan: { id: 'basic', name: 'Basic', effectiveAt: onTeam.currentPeriodEnd },
+      });
+      await page
+        .getByTestId('pending-plan')
+        .getByText(/^Switching to Basic on /)
+        .waitFor();
+      await card(page, 'basic').getByTestId('plan-pending').waitFor();
+      await screenshots(page, 'plans-scheduled');
+
+      await page.getByTestId('pending-plan').getByRole('button', { name: 'Keep Team' }).click();
+      await page.getByText('The switch to Basic is called off: Team stays.').waitFor();
+      expect(await page.getByTestId('pending-plan').count()).toBe(0);
+      expect(await status(token)).toMatchObject({ plan: { id: 'team' }, pendingPlan: null });
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
     "starts a plan's free trial once, and a second time subscribes at the plan's price",
     async () => {
       const { page, token } = await pages.signedIn();
