@@ -271,6 +271,10 @@ describe('plans in the dashboard', () => {
       await expect(card(page, 'pro').getByTestId('plan-current').textContent()).resolves.toBe(
         'Your plan, on trial',
       );
+      // The service changes the plan of a paid period only: no change is offered during the trial.
+      await page.getByText(/^During the free trial the plan stays Pro\./).waitFor();
+      expect(await page.getByRole('button', { name: /^(Upgrade now|Switch on )/ }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Subscribe after the trial' }).waitFor();
       await screenshots(page, 'plans-trial');
 
       // Ended now, then chosen again: no second trial, the plan is subscribed to as usual.
@@ -283,6 +287,33 @@ describe('plans in the dashboard', () => {
       await card(page, 'pro').getByRole('button', { name: 'Start the 7-day free trial' }).click();
       await page.getByText(/^Subscribed to Pro: until /).waitFor();
       expect(await status(token)).toMatchObject({ status: 'active', trialEnd: null, plan: { id: 'pro' } });
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    "lets an operator upgrade a customer's plan from the customer's picker",
+    async () => {
+      const customer = await login(t.url);
+      const subscribed = await http(t.url).post('/subscriptions/renew', {
+        token: customer.token,
+        body: { plan: 'basic' },
+      });
+      expect(subscribed.body.plan.id).toBe('basic');
+      const { page } = await pages.signedIn(new TestWallet(operator));
+      await page.getByRole('tab', { name: 'Operators' }).click();
+      await page.getByLabel('Wallet address').fill(customer.address);
+      await page.getByRole('button', { name: 'Look up' }).click();
+      await page.getByRole('heading', { name: 'Change plan' }).waitFor();
+      await page.getByText(/the time left on the customer's period is converted/).waitFor();
+
+      await card(page, 'team').getByRole('button', { name: 'Upgrade now' }).click();
+      await page
+        .getByRole('dialog', { name: 'Upgrade to Team now?' })
+        .getByRole('button', { name: 'Upgrade now' })
+        .click();
+      await page.getByText(/^Now on Team: the period ends on /).waitFor();
+      expect(await status(customer.token)).toMatchObject({ plan: { id: 'team' }, pendingPlan: null });
     },
     BROWSER_TIMEOUT,
   );

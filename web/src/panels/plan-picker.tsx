@@ -69,6 +69,8 @@ export function PlanPicker(props: {
   const [choice, setChoice] = useState<Choice>();
   const [last, setLast] = useState<string>();
   const active = subscription.active;
+  // The service changes the plan of a paid period only (409 `subscription_not_active` during a trial).
+  const trialing = subscription.status === 'trialing';
   const currentId = subscription.plan.id;
   const current = props.plans?.find((plan) => plan.id === currentId);
   const pending = subscription.pendingPlan;
@@ -107,6 +109,7 @@ export function PlanPicker(props: {
   const button = (plan: PlanDetails) => {
     if (active && plan.id === currentId) return null;
     if (active && pending?.id === plan.id) return null;
+    if (trialing) return null;
     if (!active && !props.canRenew)
       return <p class="muted small">Ask the operator to subscribe you to it.</p>;
     const upgrade = active && current !== undefined && dearerPerSecond(plan, current);
@@ -146,7 +149,12 @@ export function PlanPicker(props: {
   };
 
   const whose = props.self ? 'your' : "the customer's";
-  const intro = active ? (
+  const intro = trialing ? (
+    <p class="muted">
+      During the free trial the plan stays {subscription.plan.name}. Once a paid period runs, a dearer plan
+      can start at once and a cheaper one at the period's end.
+    </p>
+  ) : active ? (
     <p class="muted">
       A plan that costs more per second starts now: the time left on {whose} period is converted at the two
       plans' prices, with no payment. A cheaper one starts when the current period ends, and can be called off

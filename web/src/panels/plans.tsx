@@ -66,7 +66,8 @@ export function PlanCard(props: {
   children?: ComponentChildren;
 }) {
   const { plan } = props;
-  const titleId = `plan-${plan.id}-title`;
+  // The same plan can show twice on a page (an operator's customer picker above the list of all plans).
+  const titleId = useId();
   return (
     <article
       class={`card plan-card${props.current ? ' plan-card-current' : ''}`}
