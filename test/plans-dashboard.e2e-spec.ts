@@ -251,6 +251,15 @@ describe('plans in the dashboard', () => {
       await page.getByText('The switch to Basic is called off: Team stays.').waitFor();
       expect(await page.getByTestId('pending-plan').count()).toBe(0);
       expect(await status(token)).toMatchObject({ plan: { id: 'team' }, pendingPlan: null });
+      // Each change is in the history, newest first, naming its plan.
+      const history = page.getByRole('table', { name: /History of your subscription/ });
+      await history.getByText('Change called off').waitFor();
+      await expect(history.locator('tbody tr td[data-label="Event"]').allTextContents()).resolves.toEqual([
+        'Change called off (was to Basic)',
+        'Change scheduled to Basic',
+        'Plan changed to Team',
+        'Renewed',
+      ]);
     },
     BROWSER_TIMEOUT,
   );

@@ -546,7 +546,13 @@ export function SubscriptionManager(props: {
                   <tr key={event.id}>
                     <td data-label="Event">
                       <span class={`tag tag-${event.type}`}>{EVENT_LABEL[event.type] ?? event.type}</span>
-                      {event.planChange && <span class="small"> to {planName(event.planChange.to)}</span>}
+                      {event.planChange && (
+                        <span class="small">
+                          {event.type === 'plan_unscheduled' ? ' (was to ' : ' to '}
+                          {planName(event.planChange.to)}
+                          {event.type === 'plan_unscheduled' ? ')' : ''}
+                        </span>
+                      )}
                     </td>
                     <td data-label="When">
                       <DateTime value={event.at} />
