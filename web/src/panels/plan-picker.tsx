@@ -3,9 +3,8 @@ import { ApiError, type Plan, type PlanDetails, type Subscription } from '../api
 import { Button, Confirm, DateTime, ErrorNote, formatDay } from '../ui';
 import { dearerPerSecond, formatPeriod, formatTrial, PlanCard, planPrice, PlanSection } from './plans';
 
-/** What choosing a plan does, by the subscription's state and the two plans' prices per second. */
+/** A change of plan waiting for its confirmation: at once to a plan dearer per second, else at the period's end. */
 type Choice =
-  | { kind: 'subscribe'; plan: PlanDetails }
   | { kind: 'upgrade'; plan: PlanDetails; from: PlanDetails }
   | { kind: 'downgrade'; plan: PlanDetails; from: PlanDetails };
 
@@ -162,7 +161,7 @@ export function PlanPicker(props: {
     </p>
   ) : (
     <p class="muted">
-      Pick a plan to subscribe{props.self ? '' : ' the customer'}. A trial is free and is given once per
+      Pick a plan to subscribe{props.self ? ' to' : ' the customer to'}. A trial is free and is given once per
       wallet and plan; after one, the plan is paid from the start.
     </p>
   );
