@@ -11,7 +11,7 @@ import {
 import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
 import type { TestApp } from './utils/test-app.js';
-import { newWallet } from './utils/wallet.js';
+import { login, newWallet } from './utils/wallet.js';
 
 /** 5 tokens of 6 decimals. */
 const PRICE = 5_000_000n;
@@ -27,13 +27,17 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
   let t: TestApp;
   let browser: Browser;
   const receiver = getAddress(newWallet().address);
+  const operator = newWallet();
   /** Opens the dashboards of each test and closes them after it. */
   let pages: DashboardPages;
 
   beforeAll(async () => {
     chain = await startTestChain();
     token = await chain.deployToken('Test USD', 'TUSD', 6);
-    t = await startDashboardApp(erc20PaymentEnv(chain, token, receiver, PRICE));
+    t = await startDashboardApp({
+      ...erc20PaymentEnv(chain, token, receiver, PRICE),
+      OPERATOR_ADDRESSES: operator.address,
+    });
     browser = await launchChromium();
     pages = new DashboardPages(browser, `${t.url}/dashboard`);
   }, BROWSER_TIMEOUT);
@@ -98,6 +102,43 @@ describe('dashboard: paying for a period with an ERC-20 transfer', () => {
       // Credited, so the page no longer holds a payment waiting to be credited.
       expect(await page.evaluate(`localStorage.length`)).toBe(0);
       await screenshots(page, 'subscription-erc20');
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    "pays the chosen plan's price, shown in whole tokens from the token's decimals and symbol",
+    async () => {
+      const { token: operatorToken } = await login(t.url, operator);
+      const created = await http(t.url).post('/plans', {
+        token: operatorToken,
+        body: {
+          id: 'plus',
+          name: 'Plus',
+          periodSeconds: 7 * 86_400,
+          // 12.345678 TUSD: every one of the 6 decimals shown, none rounded.
+          pricePerPeriod: '12345678',
+          features: ['export.csv'],
+        },
+      });
+      expect(created.status).toBe(200);
+      const wallet = await fundedWallet(20_000_000n);
+      const { page } = await pages.signedIn(wallet);
+      const plus = page.getByTestId('plan-plus');
+      await expect(plus.locator('.plan-price').textContent()).resolves.toBe('12.345678 TUSD every 7 days');
+      await expect(page.getByTestId('plan-default').locator('.plan-price').textContent()).resolves.toBe(
+        '5 TUSD every 30 days',
+      );
+      const before = await token.balanceOf(receiver);
+
+      await plus.getByRole('button', { name: 'Subscribe: pay 12.345678 TUSD' }).click();
+      await page.getByText(/^Subscribed to Plus: until /).waitFor();
+      expect((await token.balanceOf(receiver)) - before).toBe(12_345_678n);
+      const status = await http(t.url).get('/subscriptions/status', { token: await sessionToken(page) });
+      expect(status.body).toMatchObject({ status: 'active', plan: { id: 'plus' }, features: ['export.csv'] });
+      // Renewing the plan the subscription is on pays that plan's price, not the default's.
+      await page.getByRole('button', { name: 'Renew for another period: pay 12.345678 TUSD' }).waitFor();
+      await screenshots(page, 'plans-erc20');
     },
     BROWSER_TIMEOUT,
   );

@@ -24,8 +24,20 @@ export { EVENT_TYPES, SCOPES };
 export type Scope = Schema<'CreateApiKeyDto'>['scopes'][number];
 
 export type Session = Schema<'CurrentSessionDto'>;
-export type Subscription = Schema<'SubscriptionDto'>;
-export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
+/**
+ * `trialing` (a plan's free trial, `active: true`) is named here until the client is generated from a document that
+ * has it: a page that knows it already shows it the day the service sends it.
+ */
+export type SubscriptionStatus = Schema<'SubscriptionDto'>['status'] | 'trialing';
+export type Subscription = Omit<Schema<'SubscriptionDto'>, 'status'> & { status: SubscriptionStatus };
+/**
+ * A history entry; `planChange` (the plans of a `plan_changed`, `plan_scheduled` or `plan_unscheduled` entry) is named
+ * here until the client is generated from a document that has it.
+ */
+export type SubscriptionEvent = Omit<Schema<'SubscriptionEventDto'>, 'type'> & {
+  type: Schema<'SubscriptionEventDto'>['type'] | 'plan_changed' | 'plan_scheduled' | 'plan_unscheduled';
+  planChange?: { from: string; to: string } | null;
+};
 export type ApiKey = Schema<'ApiKeyDto'>;
 export type CreatedApiKey = Schema<'CreatedApiKeyDto'>;
 export type ApiKeyUsage = Schema<'ApiKeyUsageDto'>;
@@ -83,6 +95,14 @@ async function call<T, E>(
   }
 }
 
+/** The change-plan route as the client will type it once generated from a document that has it. */
+const changePlanClient = client as unknown as {
+  POST(
+    path: '/subscriptions/change-plan',
+    init: { params: { header: { 'Idempotency-Key': string } }; body: { address: string; plan: string } },
+  ): Promise<{ data?: Subscription; error?: unknown; response: Response }>;
+};
+
 const idempotency = (key: string) => ({ header: { 'Idempotency-Key': key } });
 
 export const api = {
@@ -96,21 +116,40 @@ export const api = {
   logoutEverywhere: (revokeKeys: boolean) =>
     call(client.POST('/auth/logout-all', { body: { revokeKeys } }), true),
 
-  status: (address: string) => call(client.GET('/subscriptions/status', { params: { query: { address } } })),
+  status: (address: string) =>
+    call(client.GET('/subscriptions/status', { params: { query: { address } } })) as Promise<Subscription>,
   history: (address: string) =>
-    call(client.GET('/subscriptions/history', { params: { query: { address } } })),
+    call(client.GET('/subscriptions/history', { params: { query: { address } } })) as Promise<
+      SubscriptionEvent[]
+    >,
   /** How renewals are paid here (public): free, billed by the operator, or an ERC-20 transfer first. */
   plan: () => call(client.GET('/subscriptions/plan'), true),
-  /** `txHash`: the ERC-20 payment under the erc20 gateway. */
-  renew: (address: string, key: string, txHash?: string) =>
+  /**
+   * `txHash`: the ERC-20 payment under the erc20 gateway. `plan`: the plan to subscribe to (no active subscription);
+   * without it the subscription's current plan (or `default`) is renewed.
+   */
+  renew: (address: string, key: string, txHash?: string, plan?: string) =>
     call(
       client.POST('/subscriptions/renew', {
         params: idempotency(key),
-        body: txHash ? { address, payment: { txHash } } : { address },
+        body: { address, ...(txHash ? { payment: { txHash } } : {}), ...(plan ? { plan } : {}) },
+      }),
+    ) as Promise<Subscription>,
+  /**
+   * Moves an active subscription to `plan`: a dearer one (per second) at once, a cheaper one at the period's end
+   * (`pendingPlan`); the current plan's id cancels a scheduled change. No payment: the time left is converted.
+   */
+  changePlan: (address: string, plan: string, key: string) =>
+    call(
+      changePlanClient.POST('/subscriptions/change-plan', {
+        params: idempotency(key),
+        body: { address, plan },
       }),
     ),
   cancel: (address: string, immediate: boolean, key: string) =>
-    call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
+    call(
+      client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } }),
+    ) as Promise<Subscription>,
 
   /** The plans offered (public); with `archived`, archived ones too. */
   plans: (archived = false) =>

@@ -3,7 +3,7 @@ import { api, onSessionLost, type Plan, type Session } from './api';
 import { ApiKeysPanel } from './panels/api-keys';
 import { EventsList } from './panels/events';
 import { OperatorsPanel } from './panels/operators';
-import { PlanCards, PlanManager } from './panels/plans';
+import { PlanManager } from './panels/plans';
 import { SubscriptionManager } from './panels/subscription';
 import { WebhooksPanel } from './panels/webhooks';
 import { Button, Loading, Notice, shortAddress, useAction } from './ui';
@@ -125,7 +125,6 @@ function Dashboard(props: { session: Session; signedInNow: boolean; onSignedOut(
               plan={plan}
             />
           )}
-          {tab === 'subscription' && <PlanCards terms={plan} />}
           {tab === 'keys' && <ApiKeysPanel heldScopes={session.scopes} />}
           {tab === 'webhooks' && <WebhooksPanel />}
           {tab === 'events' && <EventsList operator={session.operator} />}

@@ -137,6 +137,13 @@ export function formatDate(value: string): string {
   return dateFormat.format(new Date(value));
 }
 
+const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+/** "Dec 22, 2026": the day alone, for buttons and badges (the full time is in the facts and the dialogs). */
+export function formatDay(value: string): string {
+  return dayFormat.format(new Date(value));
+}
+
 export function DateTime({ value, empty = '—' }: { value: string | null | undefined; empty?: string }) {
   if (!value) return <span class="muted">{empty}</span>;
   return (

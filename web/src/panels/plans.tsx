@@ -11,11 +11,28 @@ const UNITS: Array<[seconds: number, one: string]> = [
   [1, 'second'],
 ];
 
-/** "30 days", "12 hours", "90 seconds": the largest unit that divides the length exactly (integers only). */
+/** The largest unit that divides the length exactly, and how many of it (integers only). */
+function inUnits(seconds: number): [count: number, unit: string] {
+  const [size, name] = UNITS.find(([unit]) => seconds % unit === 0)!;
+  return [seconds / size, name];
+}
+
+/** "30 days", "12 hours", "90 seconds". */
 export function formatSeconds(seconds: number): string {
-  const [unit, name] = UNITS.find(([size]) => seconds % size === 0)!;
-  const count = seconds / unit;
-  return `${count} ${name}${count === 1 ? '' : 's'}`;
+  const [count, unit] = inUnits(seconds);
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/** "every 30 days", "every day". */
+export function formatPeriod(seconds: number): string {
+  const [count, unit] = inUnits(seconds);
+  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+}
+
+/** "7-day free trial". */
+export function formatTrial(seconds: number): string {
+  const [count, unit] = inUnits(seconds);
+  return `${count}-${unit} free trial`;
 }
 
 /** A plan's price in whole tokens under `erc20`; free at 0; otherwise the units, which the operator bills. */
@@ -27,24 +44,52 @@ export function planPrice(plan: PlanDetails, terms?: Plan): string {
     : `${plan.pricePerPeriod} ${plan.pricePerPeriod === '1' ? 'unit' : 'units'}`;
 }
 
-function PlanCard(props: { plan: PlanDetails; terms?: Plan; children?: ComponentChildren }) {
-  const { plan } = props;
-  const titleId = `plan-${plan.id}-title`;
+/**
+ * Whether `to` costs more per second than `from`, as the service decides between a change now and one at the period's
+ * end: the two prices per second compared by cross-multiplying (bigint), never divided.
+ */
+export function dearerPerSecond(to: PlanDetails, from: PlanDetails): boolean {
   return (
-    <article class="card plan-card" aria-labelledby={titleId} data-testid={`plan-${plan.id}`}>
+    BigInt(to.pricePerPeriod) * BigInt(from.periodSeconds) >
+    BigInt(from.pricePerPeriod) * BigInt(to.periodSeconds)
+  );
+}
+
+export function PlanCard(props: {
+  plan: PlanDetails;
+  terms?: Plan;
+  /** A badge of the card's own ("Your plan", "Starts on …"). */
+  badge?: ComponentChildren;
+  current?: boolean;
+  /** False where the trial cannot apply (a change of plan is never a trial). */
+  showTrial?: boolean;
+  children?: ComponentChildren;
+}) {
+  const { plan } = props;
+  // The same plan can show twice on a page (an operator's customer picker above the list of all plans).
+  const titleId = useId();
+  return (
+    <article
+      class={`card plan-card${props.current ? ' plan-card-current' : ''}`}
+      aria-labelledby={titleId}
+      data-testid={`plan-${plan.id}`}
+    >
       <div class="card-head">
         <h4 class="card-title" id={titleId}>
           {plan.name}
         </h4>
+        {props.badge}
         {!plan.offered && <span class="badge badge-neutral">Archived</span>}
-        {plan.offered && plan.trialSeconds !== null && (
-          <span class="badge badge-info">{formatSeconds(plan.trialSeconds)} free trial</span>
-        )}
       </div>
       <p class="plan-price">
         <strong>{planPrice(plan, props.terms)}</strong>{' '}
-        <span class="muted">every {formatSeconds(plan.periodSeconds)}</span>
+        <span class="muted">{formatPeriod(plan.periodSeconds)}</span>
       </p>
+      {plan.offered && plan.trialSeconds !== null && props.showTrial !== false && (
+        <p class="plan-trial" data-testid="plan-trial">
+          {formatTrial(plan.trialSeconds)}
+        </p>
+      )}
       {plan.description && <p class="muted">{plan.description}</p>}
       {plan.features.length > 0 ? (
         <ul class="plan-features" aria-label={`Features of ${plan.name}`}>
@@ -57,28 +102,15 @@ function PlanCard(props: { plan: PlanDetails; terms?: Plan; children?: Component
       ) : (
         <p class="muted small">No listed features.</p>
       )}
-      {props.children}
+      {props.children && <div class="plan-card-foot">{props.children}</div>}
     </article>
   );
 }
 
-/** The plans offered, as a pricing page shows them (GET /plans is public). */
-export function PlanCards({ terms }: { terms?: Plan }) {
-  const [plans, setPlans] = useState<PlanDetails[]>();
-  const load = useAction();
-  useEffect(() => {
-    void load.run(async () => setPlans(await api.plans()));
-  }, []);
-  return (
-    <PlanSection title="Plans" plans={plans} error={load.error}>
-      {(plan) => <PlanCard plan={plan} terms={terms} key={plan.id} />}
-    </PlanSection>
-  );
-}
-
 /** A titled grid of plan cards, with the list's loading and error states. */
-function PlanSection(props: {
+export function PlanSection(props: {
   title: string;
+  intro?: ComponentChildren;
   plans?: PlanDetails[];
   error?: string;
   children(plan: PlanDetails): ComponentChildren;
@@ -89,6 +121,7 @@ function PlanSection(props: {
       <h3 class="section-title" id={titleId}>
         {props.title}
       </h3>
+      {props.intro}
       <ErrorNote text={props.error} />
       {!props.plans && !props.error && <Loading label="Loading plans…" />}
       {props.plans && <div class="plan-grid">{props.plans.map(props.children)}</div>}

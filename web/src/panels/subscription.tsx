@@ -1,6 +1,16 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Plan, type Subscription, type SubscriptionEvent } from '../api';
-import { formatAmount, sendPayment, waitForPayment } from '../payment';
+import { useEffect, useId, useState } from 'preact/hooks';
+import {
+  api,
+  ApiError,
+  type Plan,
+  type PlanDetails,
+  type Subscription,
+  type SubscriptionEvent,
+  type SubscriptionStatus,
+} from '../api';
+import { formatAmount, sendPayment, waitForPayment, type Erc20Terms } from '../payment';
+import { inPlanWords, PlanPicker } from './plan-picker';
+import { formatPeriod, planPrice } from './plans';
 import { walletFor } from '../wallet';
 import {
   Button,
@@ -24,39 +34,45 @@ import {
 const EXPIRING_WITHIN_MS = 3 * DAY_MS;
 
 function endsSoon(subscription: Subscription, now = Date.now()): boolean {
-  if (subscription.status !== 'active' || subscription.cancelAtPeriodEnd || !subscription.currentPeriodEnd) {
+  if (!subscription.active || subscription.cancelAtPeriodEnd || !subscription.currentPeriodEnd) {
     return false;
   }
   return new Date(subscription.currentPeriodEnd).getTime() - now <= EXPIRING_WITHIN_MS;
 }
 
-const STATUS_LABEL: Record<Subscription['status'], string> = {
+const STATUS_LABEL: Record<SubscriptionStatus, string> = {
   none: 'Not subscribed',
-  trialing: 'Free trial',
   active: 'Active',
+  trialing: 'Free trial',
   canceled: 'Canceled',
   expired: 'Expired',
 };
 
 const EVENT_LABEL: Record<string, string> = {
+  plan_changed: 'Plan changed',
+  plan_scheduled: 'Change scheduled',
+  plan_unscheduled: 'Change called off',
   renewed: 'Renewed',
   canceled: 'Canceled',
   expired: 'Expired',
 };
 
 function StatusBadge({ subscription }: { subscription: Subscription }) {
-  // `active` is true while the subscription is in force: `active` or `trialing`.
   const ending = subscription.active && subscription.cancelAtPeriodEnd;
-  const tone = subscription.active
-    ? ending
-      ? 'warning'
-      : 'success'
-    : subscription.status === 'none'
-      ? 'neutral'
-      : 'danger';
+  const tone = ending
+    ? 'warning'
+    : subscription.status === 'trialing'
+      ? 'info'
+      : subscription.status === 'active'
+        ? 'success'
+        : subscription.status === 'none'
+          ? 'neutral'
+          : 'danger';
   return (
     <span class={`badge badge-${tone}`} data-testid="subscription-status">
-      {ending ? 'Active, ends at period end' : STATUS_LABEL[subscription.status]}
+      {ending
+        ? `${subscription.status === 'trialing' ? 'Free trial' : 'Active'}, ends at period end`
+        : STATUS_LABEL[subscription.status]}
     </span>
   );
 }
@@ -87,14 +103,23 @@ export function SubscriptionManager(props: {
   const { address, self, payer, plan } = props;
   const [subscription, setSubscription] = useState<Subscription>();
   const [history, setHistory] = useState<SubscriptionEvent[]>();
+  // Archived ones too: the subscription's own plan may be archived, and its price is what a renewal pays.
+  const [plans, setPlans] = useState<PlanDetails[]>();
   const [message, setMessage] = useState<string>();
   const [confirm, setConfirm] = useState<Pending>();
   const [step, setStep] = useState<string>();
+  const featuresId = useId();
   const load = useAction();
   const renew = useAction();
   const cancel = useAction();
+  // Choices made in the plan picker, apart from the card's own buttons, so each error shows where it was caused.
+  const subscribe = useAction();
+  const change = useAction();
+  const keep = useAction();
+  const plansLoad = useAction();
   const sendRenew = useIdempotentSend();
   const sendCancel = useIdempotentSend();
+  const sendChange = useIdempotentSend();
   // A payment sent but not yet credited survives a reload: the next renew credits it instead of paying again.
   const pendingKey = `tollgate.payment.${address.toLowerCase()}`;
   const [pending, setPending] = useState(() => localStorage.getItem(pendingKey));
@@ -112,6 +137,10 @@ export function SubscriptionManager(props: {
     });
 
   useEffect(() => {
+    void plansLoad.run(async () => setPlans(await api.plans(true)));
+  }, []);
+
+  useEffect(() => {
     setSubscription(undefined);
     setHistory(undefined);
     setMessage(undefined);
@@ -127,10 +156,10 @@ export function SubscriptionManager(props: {
   };
 
   /** Renews with the payment `txHash`, retrying while the service's node has not seen it yet. */
-  const credit = async (txHash: string | undefined): Promise<Subscription> => {
+  const credit = async (txHash: string | undefined, planId?: string): Promise<Subscription> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        const updated = await sendRenew((key) => api.renew(address, key, txHash));
+        const updated = await sendRenew((key) => api.renew(address, key, txHash, planId));
         if (txHash) remember(null);
         return updated;
       } catch (error) {
@@ -149,27 +178,89 @@ export function SubscriptionManager(props: {
     }
   };
 
-  const doRenew = () =>
-    renew.run(async () => {
+  const planNamed = (id: string | undefined) => plans?.find((item) => item.id === id);
+  const currentPlan = planNamed(subscription?.plan.id);
+  // While a change is scheduled, a renewal appends periods of the scheduled plan, at its price.
+  const renewalPlan = subscription?.pendingPlan ? planNamed(subscription.pendingPlan.id) : currentPlan;
+  const planName = (id: string) => planNamed(id)?.name ?? id;
+
+  /** The transfer that pays one period of `chosen` (the token and receiver are every plan's). */
+  const paymentFor = (chosen: PlanDetails | undefined): Erc20Terms | null => {
+    const erc20 = plan?.gateway === 'erc20' ? plan.erc20 : null;
+    if (!erc20) return null;
+    return chosen ? { ...erc20, pricePerPeriod: chosen.pricePerPeriod } : erc20;
+  };
+
+  /**
+   * Renews the current plan, or subscribes to `chosen`. A plan with a trial is asked for without a payment first:
+   * the service starts the trial, or answers 402 `payment_required` when this wallet had it already, and only then
+   * is the period paid.
+   */
+  const doRenew = (chosen?: PlanDetails) =>
+    (chosen ? subscribe : renew).run(async () => {
       setMessage(undefined);
       try {
-        let txHash: string | undefined;
-        const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
-        if (terms) {
-          const wallet = await walletFor(payer);
-          txHash = pending ?? undefined;
-          if (!txHash) {
-            txHash = await sendPayment(wallet, payer, terms, setStep);
-            remember(txHash);
-          }
-          await waitForPayment(wallet, txHash, terms.confirmations, setStep);
-          setStep('Crediting the payment…');
-        }
-        const updated = await credit(txHash);
-        await afterChange(updated, `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`);
+        await renewWith(chosen);
+      } catch (error) {
+        throw chosen ? inPlanWords(error, chosen) : error;
       } finally {
         setStep(undefined);
       }
+    });
+
+  const renewWith = async (chosen: PlanDetails | undefined) => {
+    if (chosen?.trialSeconds != null) {
+      try {
+        const updated = await credit(undefined, chosen.id);
+        await afterChange(
+          updated,
+          updated.status === 'trialing'
+            ? `Your ${chosen.name} trial runs until ${formatDate(updated.trialEnd ?? updated.currentPeriodEnd!)}.`
+            : `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`,
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'payment_required')) throw error;
+      }
+    }
+    let txHash: string | undefined;
+    const terms = paymentFor(chosen ?? renewalPlan);
+    if (terms && terms.pricePerPeriod !== '0') {
+      const wallet = await walletFor(payer);
+      txHash = pending ?? undefined;
+      if (!txHash) {
+        txHash = await sendPayment(wallet, payer, terms, setStep);
+        remember(txHash);
+      }
+      await waitForPayment(wallet, txHash, terms.confirmations, setStep);
+      setStep('Crediting the payment…');
+    }
+    const updated = await credit(txHash, chosen?.id);
+    await afterChange(
+      updated,
+      chosen
+        ? `Subscribed to ${chosen.name}: until ${formatDate(updated.currentPeriodEnd!)}.`
+        : `Renewed: paid until ${formatDate(updated.currentPeriodEnd!)}.`,
+    );
+  };
+
+  /** Moves to `chosen` (now or at the period's end, as the service decides), or calls a scheduled switch off. */
+  const doChange = (chosen: PlanDetails) =>
+    (chosen.id === subscription?.plan.id ? keep : change).run(async () => {
+      setMessage(undefined);
+      const before = subscription!;
+      const updated = await sendChange((key) => api.changePlan(address, chosen.id, key)).catch(
+        (error: unknown) => {
+          throw inPlanWords(error, chosen, before.plan.name);
+        },
+      );
+      const text =
+        chosen.id === before.plan.id
+          ? `The switch to ${before.pendingPlan?.name ?? 'another plan'} is called off: ${chosen.name} stays.`
+          : updated.pendingPlan?.id === chosen.id
+            ? `${chosen.name} starts on ${formatDate(updated.pendingPlan.effectiveAt)}, when the current period ends.`
+            : `Now on ${chosen.name}: the period ends on ${formatDate(updated.currentPeriodEnd!)}.`;
+      await afterChange(updated, text);
     });
 
   const doCancel = (immediate: boolean) => {
@@ -200,9 +291,29 @@ export function SubscriptionManager(props: {
   }
 
   const active = subscription.active;
-  const verb = subscription.status === 'none' ? 'Subscribe' : active ? 'Renew for another period' : 'Renew';
-  const terms = plan?.gateway === 'erc20' ? plan.erc20 : null;
-  const price = terms ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol) : undefined;
+  const trialing = subscription.status === 'trialing';
+  const verb =
+    subscription.status === 'none'
+      ? 'Subscribe'
+      : trialing
+        ? 'Subscribe after the trial'
+        : active
+          ? 'Renew for another period'
+          : 'Renew';
+  const terms = paymentFor(renewalPlan);
+  const price =
+    terms && terms.pricePerPeriod !== '0'
+      ? formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)
+      : undefined;
+  const busy = renew.busy || subscribe.busy || cancel.busy || change.busy || keep.busy;
+  // A deployment that never created a plan shows no picker: the page is then as it was before plans.
+  const choosing =
+    plansLoad.error !== undefined ||
+    subscription.plan.id !== 'default' ||
+    (plans?.some((item) => item.offered && item.id !== 'default') ?? false);
+  // Never subscribed, with plans to choose from: the picker is where to start (a payment waiting to be credited
+  // keeps the button that credits it).
+  const pickFirst = choosing && subscription.status === 'none' && !pending;
   const billedByOperator = plan?.gateway === 'operator' && !props.operator;
   const labelFor = (action: string): string =>
     pending ? 'Credit the payment and renew' : price ? `${action}: pay ${price}` : action;
@@ -223,23 +334,23 @@ export function SubscriptionManager(props: {
           <div class="banner" role="status" data-testid="ends-soon">
             <p>
               <strong>
-                Ends {timeUntil(subscription.currentPeriodEnd!)} —{' '}
+                {trialing ? 'Trial ends' : 'Ends'} {timeUntil(subscription.currentPeriodEnd!)} —{' '}
                 {billedByOperator ? 'ask the operator to ' : ''}
                 renew
               </strong>
               <span class="muted">
                 {' '}
-                {self ? 'Your' : 'This'} paid period ends on {formatDate(subscription.currentPeriodEnd!)}; it
-                is not renewed by itself.
+                {self ? 'Your' : 'This'} {trialing ? 'free trial' : 'paid period'} ends on{' '}
+                {formatDate(subscription.currentPeriodEnd!)}; it is not renewed by itself.
               </span>
             </p>
             {!billedByOperator && (
               <Button
                 variant="primary"
-                onClick={doRenew}
+                onClick={() => void doRenew()}
                 busy={renew.busy}
                 busyLabel={step ?? 'Renewing…'}
-                disabled={cancel.busy}
+                disabled={busy}
               >
                 {labelFor('Renew now')}
               </Button>
@@ -247,6 +358,30 @@ export function SubscriptionManager(props: {
           </div>
         )}
         <dl class="facts">
+          <div>
+            <dt>Plan</dt>
+            <dd data-testid="current-plan">
+              {subscription.status === 'none' ? (
+                <span class="muted">None yet</span>
+              ) : (
+                <strong>{subscription.plan.name}</strong>
+              )}
+              {currentPlan && subscription.status !== 'none' && (
+                <span class="muted">
+                  {' '}
+                  · {planPrice(currentPlan, plan)} {formatPeriod(currentPlan.periodSeconds)}
+                </span>
+              )}
+            </dd>
+          </div>
+          {trialing && (
+            <div>
+              <dt>Trial ends</dt>
+              <dd data-testid="trial-end">
+                <DateTime value={subscription.trialEnd ?? subscription.currentPeriodEnd} />
+              </dd>
+            </div>
+          )}
           <div>
             <dt>Period start</dt>
             <dd>
@@ -259,16 +394,7 @@ export function SubscriptionManager(props: {
               <DateTime value={subscription.currentPeriodEnd} />
             </dd>
           </div>
-          {subscription.status === 'trialing' && subscription.trialEnd && (
-            <div>
-              <dt>Free trial</dt>
-              <dd data-testid="trial-end">
-                Until <DateTime value={subscription.trialEnd} />
-                {subscription.currentPeriodEnd !== subscription.trialEnd && ', then the paid period'}
-              </dd>
-            </div>
-          )}
-          {subscription.active && subscription.cancelAtPeriodEnd && (
+          {active && subscription.cancelAtPeriodEnd && (
             <div>
               <dt>Cancellation</dt>
               <dd data-testid="cancellation">
@@ -286,6 +412,43 @@ export function SubscriptionManager(props: {
             </div>
           )}
         </dl>
+        <div class="features" data-testid="current-features">
+          <h4 class="facts-label" id={`${featuresId}-title`}>
+            Features in force
+          </h4>
+          {subscription.features.length > 0 ? (
+            <ul class="chips" aria-labelledby={`${featuresId}-title`}>
+              {subscription.features.map((feature) => (
+                <li key={feature}>
+                  <code>{feature}</code>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p class="muted small">
+              {active ? `${subscription.plan.name} lists no features.` : 'None: no active subscription.'}
+            </p>
+          )}
+        </div>
+        {active && subscription.pendingPlan && (
+          <div class="banner banner-info" data-testid="pending-plan">
+            <p>
+              <strong>
+                Switching to {subscription.pendingPlan.name} on{' '}
+                {formatDate(subscription.pendingPlan.effectiveAt)}
+              </strong>
+              <span class="muted"> {subscription.plan.name} and its features stay until then.</span>
+            </p>
+            <Button
+              onClick={() => currentPlan && doChange(currentPlan)}
+              busy={keep.busy}
+              busyLabel="Calling off…"
+              disabled={busy || !currentPlan}
+            >
+              Keep {subscription.plan.name}
+            </Button>
+          </div>
+        )}
         {message && <Notice kind="success">{message}</Notice>}
         {pending && !renew.busy && (
           <Notice kind="warning">
@@ -293,19 +456,23 @@ export function SubscriptionManager(props: {
             credits it, without paying again.
           </Notice>
         )}
-        <ErrorNote text={renew.error ?? cancel.error} />
+        <ErrorNote text={renew.error ?? cancel.error ?? keep.error} />
         <div class="actions">
-          <Button
-            variant="primary"
-            onClick={doRenew}
-            busy={renew.busy}
-            busyLabel={step ?? 'Renewing…'}
-            disabled={cancel.busy || billedByOperator}
-          >
-            {labelFor(verb)}
-          </Button>
+          {pickFirst ? (
+            <p class="muted">Choose a plan below to subscribe.</p>
+          ) : (
+            <Button
+              variant="primary"
+              onClick={() => void doRenew()}
+              busy={renew.busy}
+              busyLabel={step ?? 'Renewing…'}
+              disabled={busy || billedByOperator}
+            >
+              {labelFor(verb)}
+            </Button>
+          )}
           {active && !subscription.cancelAtPeriodEnd && (
-            <Button onClick={() => setConfirm('cancel-at-end')} disabled={renew.busy || cancel.busy}>
+            <Button onClick={() => setConfirm('cancel-at-end')} disabled={busy}>
               Cancel at period end
             </Button>
           )}
@@ -315,21 +482,44 @@ export function SubscriptionManager(props: {
               onClick={() => setConfirm('cancel-now')}
               busy={cancel.busy}
               busyLabel="Canceling…"
-              disabled={renew.busy}
+              disabled={busy}
             >
               Cancel now
             </Button>
           )}
         </div>
-        <p class="muted small">
-          {billedByOperator
-            ? 'Renewals here are billed by the operator of this service: ask them to renew. '
-            : price
-              ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
+        {!pickFirst && (
+          <p class="muted small">
+            {billedByOperator
+              ? 'Renewals here are billed by the operator of this service: ask them to renew. '
+              : price
+                ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
+                : ''}
+            {trialing
+              ? 'Subscribing now starts the paid period when the trial ends.'
+              : 'Renewing adds one period; an active subscription is extended from its current end.'}
+            {subscription.pendingPlan
+              ? ` With a switch scheduled, the periods added are ${subscription.pendingPlan.name}'s.`
               : ''}
-          Renewing adds one period; an active subscription is extended from its current end.
-        </p>
+          </p>
+        )}
       </div>
+
+      {choosing && (
+        <PlanPicker
+          plans={plans}
+          loadError={plansLoad.error}
+          subscription={subscription}
+          terms={plan}
+          self={self}
+          canRenew={!billedByOperator}
+          busy={busy}
+          step={step}
+          error={subscribe.error ?? change.error}
+          onSubscribe={(chosen) => void doRenew(chosen)}
+          onChange={(chosen) => void doChange(chosen)}
+        />
+      )}
 
       <div class="card">
         <div class="card-head">
@@ -356,6 +546,13 @@ export function SubscriptionManager(props: {
                   <tr key={event.id}>
                     <td data-label="Event">
                       <span class={`tag tag-${event.type}`}>{EVENT_LABEL[event.type] ?? event.type}</span>
+                      {event.planChange && (
+                        <span class="small">
+                          {event.type === 'plan_unscheduled' ? ' (was to ' : ' to '}
+                          {planName(event.planChange.to)}
+                          {event.type === 'plan_unscheduled' ? ')' : ''}
+                        </span>
+                      )}
                     </td>
                     <td data-label="When">
                       <DateTime value={event.at} />
