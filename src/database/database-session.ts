@@ -34,6 +34,8 @@ export class DatabaseSession implements OnModuleInit, OnApplicationShutdown {
   private client: Client | undefined;
   private present = false;
   private closing = false;
+  /** Whether a failure to open the session was logged since it was last up: once per stretch. */
+  private failureLogged = false;
   private reconnectMs = RECONNECT_MIN_MS;
   private reconnectTimer: NodeJS.Timeout | undefined;
 
@@ -86,9 +88,17 @@ export class DatabaseSession implements OnModuleInit, OnApplicationShutdown {
       await client.query({ text: `SELECT pg_advisory_lock(${lock.text})`, values: lock.values });
       for (const channel of this.listeners.keys()) await client.query(`LISTEN "${channel}"`);
       this.present = true;
+      this.failureLogged = false;
       this.reconnectMs = RECONNECT_MIN_MS;
       for (const onNotify of this.listeners.values()) onNotify();
-    } catch {
+    } catch (error) {
+      if (!this.failureLogged && !this.closing) {
+        this.failureLogged = true;
+        this.logger.warn(
+          `cannot open this process's own database session (${(error as Error).message}): retrying; meanwhile a ` +
+            'crashed request keeps its Idempotency-Key for 60 s and idle delivery workers poll every second',
+        );
+      }
       this.lost(client);
     }
   }

@@ -89,7 +89,7 @@ describe('DeliveryPoller', () => {
   });
 
   describe('idle', () => {
-    const IDLE_MAX_MS = 60_000;
+    const IDLE_MAX_MS = () => 60_000;
 
     it('waits longer after each empty claim instead of polling every 25 ms', async () => {
       const queue = fakeQueue();

@@ -53,8 +53,11 @@ export class DeliveryPoller<T extends { id: string }> {
   constructor(
     private readonly claimDue: (limit: number) => Promise<T[]>,
     private readonly attempt: (item: T) => Promise<void>,
-    /** The longest wait between two claims of an idle poller: what a delivery no one woke it for may wait. */
-    private readonly maxIdleMs = IDLE_POLL_MS,
+    /**
+     * The longest wait between two claims of an idle poller, read at each: what a delivery no one woke it for may
+     * wait.
+     */
+    private readonly maxIdleMs: () => number = () => IDLE_POLL_MS,
   ) {}
 
   /** Picks up at once whatever is due, also what a crashed predecessor left once its leases ran out. */
@@ -110,8 +113,8 @@ export class DeliveryPoller<T extends { id: string }> {
         if (claimed.length > 0 || this.woken || Date.now() - this.wokenAt < WOKEN_MS) {
           this.idleWaitMs = IDLE_POLL_MS;
         } else {
-          retryIn = this.idleWaitMs;
-          this.idleWaitMs = Math.min(this.idleWaitMs * 2, this.maxIdleMs);
+          retryIn = Math.min(this.idleWaitMs, this.maxIdleMs());
+          this.idleWaitMs = Math.min(this.idleWaitMs * 2, this.maxIdleMs());
         }
       })
       .catch((error: unknown) => {

@@ -31,8 +31,8 @@ const NOTIFY_SPACING_MS = 50;
  */
 const MAX_IDLE_LISTENING_MS = 15_000;
 /**
- * Without a session to listen on (behind a transaction pooler), what another process enqueued waits for a poll: at
- * most this long.
+ * Without a session to listen on (behind a transaction pooler, or while it is down), what another process enqueued
+ * waits for a poll: at most this long.
  */
 const MAX_IDLE_POLLING_MS = 1_000;
 
@@ -138,7 +138,8 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
   }
 
   consume(attempt: (delivery: ClaimedDelivery) => Promise<void>): void {
-    const maxIdleMs = this.session.available ? MAX_IDLE_LISTENING_MS : MAX_IDLE_POLLING_MS;
+    // Listening only while the session is up: without it (a transaction pooler, or the session down) it polls.
+    const maxIdleMs = () => (this.session.presentAs ? MAX_IDLE_LISTENING_MS : MAX_IDLE_POLLING_MS);
     const poller = new DeliveryPoller((limit) => this.claim(limit), attempt, maxIdleMs);
     this.poller = poller;
     this.session.listen(WAKE_CHANNEL, () => poller.wake());
