@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Database } from '../src/database/database.service.js';
 import { DatabaseAvailability } from '../src/database/database-availability.js';
+import { DatabaseSession } from '../src/database/database-session.js';
 import { runMigrations } from '../src/database/migrate.js';
 import type { DeliveryOutcome } from '../src/webhooks/delivery/guarded-http.client.js';
 import type { ClaimedDelivery } from '../src/webhooks/delivery/queue/delivery-queue.js';
@@ -63,7 +64,11 @@ describe('PostgresDeliveryQueue', () => {
   });
   beforeEach(async () => {
     await truncateAll(pool.options.connectionString!);
-    queue = new PostgresDeliveryQueue(new Database(pool, new DatabaseAvailability()));
+    // A session never started: no presence, no wake-ups from other processes (the consumer polls).
+    queue = new PostgresDeliveryQueue(
+      new Database(pool, new DatabaseAvailability()),
+      new DatabaseSession({ url: pool.options.connectionString! }),
+    );
     const { rows } = await pool.query<{ id: string }>(
       `INSERT INTO webhook_endpoints (owner_address, url, events, secret)
        VALUES ('0xabc', 'http://127.0.0.1:9/hook', ARRAY['*'], 'whsec_test') RETURNING id`,

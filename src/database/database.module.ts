@@ -11,6 +11,7 @@ import type { Pool } from 'pg';
 import { retryConnecting, startRetryLine } from './connect-retry.js';
 import type { DatabaseConnectionOptions } from './data-source.js';
 import { DatabaseAvailability } from './database-availability.js';
+import { DatabaseSession } from './database-session.js';
 import { DATABASE_OPTIONS, Database } from './database.service.js';
 import { PG_POOL, pgPoolProvider } from './pg-pool.js';
 import { DatabasePoolMetrics } from './pool-metrics.js';
@@ -20,7 +21,10 @@ export interface DatabaseModuleOptions extends DatabaseConnectionOptions {
   startTimeoutMs?: number;
 }
 
-/** The application's `pg` pool (`PG_POOL`), its metrics, and the `Database` the repositories query through. */
+/**
+ * The application's `pg` pool (`PG_POOL`), its metrics, the `Database` the repositories query through, and the
+ * process's own session (`DatabaseSession`).
+ */
 @Global()
 @Module({})
 export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
@@ -37,9 +41,10 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
         pgPoolProvider(options),
         { provide: DATABASE_OPTIONS, useValue: options },
         Database,
+        DatabaseSession,
         DatabasePoolMetrics,
       ],
-      exports: [PG_POOL, Database, DatabaseAvailability],
+      exports: [PG_POOL, Database, DatabaseAvailability, DatabaseSession],
     };
   }
 

@@ -81,7 +81,8 @@ function unavailableOr(
  * paths free of the ORM's per-query overhead.
  *
  * Nothing here outlives a transaction on its connection (no session `SET`, advisory lock, `LISTEN` or temporary
- * table), so a transaction pooler may hand each transaction to another server connection.
+ * table), so a transaction pooler may hand each transaction to another server connection. What needs a session
+ * (the process's presence lock, `LISTEN`) is on `DatabaseSession`'s own connection.
  */
 @Injectable()
 export class Database implements SqlExecutor {

@@ -41,7 +41,7 @@ export class Metrics {
 
   readonly webhookAttempts = new Counter({
     name: 'tollgate_webhook_delivery_attempts_total',
-    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, kept) and mode (scheduled, manual, test).',
+    help: 'Webhook delivery attempts by outcome (succeeded, retrying, failed, kept, delivered_not_recorded, not_recorded) and mode (scheduled, manual, test).',
     labelNames: ['outcome', 'mode'] as const,
     registers: [this.registry],
   });

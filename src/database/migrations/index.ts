@@ -13,6 +13,7 @@ import { EventsListingAndReminders1795593683064 } from './1795593683064-EventsLi
 import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryIndex.js';
 import { Plans1795798423483 } from './1795798423483-Plans.js';
 import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
+import { IdempotencyKeyOwner1795810000000 } from './1795810000000-IdempotencyKeyOwner.js';
 import { PlanCacheInvalidations1795813492766 } from './1795813492766-PlanCacheInvalidations.js';
 import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
 import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
@@ -37,6 +38,7 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WebhookRetryIndex1795600000000,
   Plans1795798423483,
   SubscriptionPlans1795804010898,
+  IdempotencyKeyOwner1795810000000,
   PlanCacheInvalidations1795813492766,
   SubscriptionTrials1795814548321,
   SubscriptionPlanChanges1795900000000,

@@ -35,6 +35,13 @@ export class IdempotencyKeyEntity {
   @Column({ type: 'uuid' })
   lease: string;
 
+  /**
+   * The process running the current attempt (`DatabaseSession.instanceId`), when it had its presence lock: once that
+   * lock is free the process is gone, and a retry takes the key over at once. Null: only the time rule applies.
+   */
+  @Column({ name: 'owner_instance', type: 'uuid', nullable: true })
+  ownerInstance: string | null;
+
   /** When the current attempt claimed the key; an attempt silent for too long is taken over. */
   @Column({ name: 'started_at', type: 'timestamptz' })
   startedAt: Date;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DatabaseSession, presenceLockKey } from '../../database/database-session.js';
 import { Database, type SqlExecutor } from '../../database/database.service.js';
 import { selectList } from '../../database/select-list.js';
 import { raw, sql } from '../../database/sql.js';
@@ -19,12 +20,16 @@ const COLUMNS = raw(selectList(IdempotencyKeyEntity, RECORD));
 /** Owns the queries of `idempotency_keys`. */
 @Injectable()
 export class IdempotencyRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly session: DatabaseSession,
+  ) {}
 
   /**
    * Claims the key for a new attempt in one atomic statement and returns the attempt's lease. A key that is free,
-   * expired, or held by an attempt of the same request silent for `takeoverAfterSeconds` (its process presumably
-   * died) is claimed; otherwise null, and the caller reads the record to answer.
+   * expired, or held by an attempt of the same request whose process is gone (its presence lock is free: the server
+   * ended its session, and with it the attempt's transaction) or silent for `takeoverAfterSeconds` (its process
+   * presumably died) is claimed; otherwise null, and the caller reads the record to answer.
    */
   async claim(
     request: IdempotentRequest,
@@ -34,16 +39,19 @@ export class IdempotencyRepository {
     const { principal, key, fingerprint } = request;
     const { rows } = await this.db.run<Pick<IdempotencyKeyEntity, 'lease'>>(
       sql`INSERT INTO idempotency_keys AS k
-         (principal, idempotency_key, fingerprint, status, lease, started_at, expires_at)
-       VALUES (${principal}, ${key}, ${fingerprint}, 'in_progress', gen_random_uuid(), now(),
-         now() + make_interval(secs => ${ttlSeconds}))
+         (principal, idempotency_key, fingerprint, status, lease, owner_instance, started_at, expires_at)
+       VALUES (${principal}, ${key}, ${fingerprint}, 'in_progress', gen_random_uuid(),
+         ${this.session.presentAs}::uuid, now(), now() + make_interval(secs => ${ttlSeconds}))
        ON CONFLICT (principal, idempotency_key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, status = 'in_progress', lease = EXCLUDED.lease,
-             started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at,
-             completed_at = NULL, response_status = NULL, response_body = NULL
+             owner_instance = EXCLUDED.owner_instance, started_at = EXCLUDED.started_at,
+             expires_at = EXCLUDED.expires_at, completed_at = NULL, response_status = NULL, response_body = NULL
          WHERE k.expires_at <= now()
             OR (k.status = 'in_progress' AND k.fingerprint = EXCLUDED.fingerprint
-                AND k.started_at <= now() - make_interval(secs => ${takeoverAfterSeconds}))
+                AND (k.started_at <= now() - make_interval(secs => ${takeoverAfterSeconds})
+                  -- Taken for this statement only, and only when free: its holder's session has ended.
+                  OR (k.owner_instance IS NOT NULL
+                      AND pg_try_advisory_xact_lock(${presenceLockKey(sql`k.owner_instance`)}))))
        RETURNING lease`,
     );
     return rows[0]?.lease ?? null;

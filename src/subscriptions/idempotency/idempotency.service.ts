@@ -13,7 +13,8 @@ export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * An attempt that has neither completed nor released its key after this long is presumed dead (its process
  * crashed; its transaction rolled back), and a retry of the same request takes the key over. Far above what a live
- * attempt can take: each of its statements is cut off after 15 s.
+ * attempt can take: each of its statements is cut off after 15 s. An attempt whose process is known gone is taken
+ * over sooner (IdempotencyRepository.claim); this rule is for the rest (no session, behind a transaction pooler).
  */
 export const IDEMPOTENCY_TAKEOVER_SECONDS = 60;
 const PURGE_INTERVAL_MS = 10 * 60_000;

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Address } from '../../common/address/wallet-address.js';
 import { Database } from '../../database/database.service.js';
 import { EventOutbox } from '../../events/event-outbox.service.js';
@@ -45,6 +45,8 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  */
 @Injectable()
 export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookDelivery');
+
   constructor(
     private readonly db: Database,
     private readonly outbox: EventOutbox,
@@ -84,13 +86,20 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
     );
   }
 
-  /** The worker's attempt of a delivery the queue handed it; resolves once the attempt is recorded. */
+  /**
+   * The worker's attempt of a delivery the queue handed it; resolves once the attempt is recorded. An attempt that
+   * could not be recorded (the database unreachable at that moment) keeps its claim until the lease runs out, and is
+   * then made again: logged here as what it was, the receiver's answer and what follows, since a 2xx that was not
+   * recorded means the receiver will get the same `webhook-id` twice.
+   */
   async deliverClaimed(delivery: ClaimedDelivery): Promise<void> {
     if (!delivery.endpointEnabled) {
       await this.queue.abandon(delivery.id, 'webhook_disabled: the configuration was disabled');
       return;
     }
-    await this.attempt(delivery, 'scheduled');
+    await this.attempt(delivery, 'scheduled', (outcome, error) =>
+      this.logger.warn(notRecordedLine(delivery, outcome, error)),
+    );
   }
 
   /**
@@ -129,7 +138,15 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
     this.client.close();
   }
 
-  private async attempt(delivery: ClaimedDelivery, mode: AttemptMode): Promise<DeliveryResult> {
+  /**
+   * Sends one attempt and records it. When recording fails, `onNotRecorded` (given) is told and the attempt
+   * resolves with the status it had; without it the error is thrown.
+   */
+  private async attempt(
+    delivery: ClaimedDelivery,
+    mode: AttemptMode,
+    onNotRecorded?: (outcome: DeliveryOutcome, error: unknown) => void,
+  ): Promise<DeliveryResult> {
     const attemptedAt = new Date();
     const headers = webhookHeaders({
       eventId: delivery.eventId,
@@ -138,35 +155,44 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
       attemptedAt,
     });
     const outcome = await this.send(delivery, mode, headers);
-    const isTest = delivery.eventType === TEST_EVENT_TYPE;
     let status: WebhookDeliveryStatus;
-    if (mode === 'scheduled' && !isTest && outcome.success) {
-      await this.queue.complete({ delivery, attemptedAt, outcome });
-      status = 'succeeded';
-    } else {
-      status = await this.queue.settle({
-        delivery,
-        attemptedAt,
-        outcome,
-        // A test is the owner probing the receiver, not traffic: it neither disables nor marks anything failing.
-        trackHealth: !isTest,
-        afterFailure: afterFailure(mode, isTest, delivery, outcome),
+    try {
+      status = await this.record(delivery, mode, attemptedAt, outcome);
+    } catch (error) {
+      if (!onNotRecorded) throw error;
+      onNotRecorded(outcome, error);
+      this.metrics.webhookAttempts.inc({
+        outcome: outcome.success ? 'delivered_not_recorded' : 'not_recorded',
+        mode,
       });
+      return { ...result(delivery, outcome), status: 'pending' };
     }
     this.metrics.webhookAttempts.inc({ outcome: attemptOutcome(outcome.success, status), mode });
     if (outcome.success && mode === 'scheduled') {
       this.metrics.webhookLag.observe((Date.now() - delivery.createdAt.getTime()) / 1000);
     }
-    return {
-      deliveryId: delivery.id,
-      webhookId: delivery.endpointId,
-      url: delivery.url,
-      success: outcome.success,
-      statusCode: outcome.statusCode,
-      durationMs: outcome.durationMs,
-      error: outcome.error,
-      status,
-    };
+    return { ...result(delivery, outcome), status };
+  }
+
+  private async record(
+    delivery: ClaimedDelivery,
+    mode: AttemptMode,
+    attemptedAt: Date,
+    outcome: DeliveryOutcome,
+  ): Promise<WebhookDeliveryStatus> {
+    const isTest = delivery.eventType === TEST_EVENT_TYPE;
+    if (mode === 'scheduled' && !isTest && outcome.success) {
+      await this.queue.complete({ delivery, attemptedAt, outcome });
+      return 'succeeded';
+    }
+    return this.queue.settle({
+      delivery,
+      attemptedAt,
+      outcome,
+      // A test is the owner probing the receiver, not traffic: it neither disables nor marks anything failing.
+      trackHealth: !isTest,
+      afterFailure: afterFailure(mode, isTest, delivery, outcome),
+    });
   }
 
   /**
@@ -199,6 +225,32 @@ export class WebhookDeliveryService implements OnModuleInit, OnApplicationShutdo
       return outcome;
     });
   }
+}
+
+function result(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Omit<DeliveryResult, 'status'> {
+  return {
+    deliveryId: delivery.id,
+    webhookId: delivery.endpointId,
+    url: delivery.url,
+    success: outcome.success,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+  };
+}
+
+/**
+ * The log line of an attempt whose outcome could not be recorded: the delivery stays claimed until its lease runs
+ * out, then it is attempted again, so a receiver that answered 2xx gets the same `webhook-id` again.
+ */
+export function notRecordedLine(delivery: ClaimedDelivery, outcome: DeliveryOutcome, error: unknown): string {
+  const cause = (error as Error).message;
+  const answer = outcome.statusCode === null ? (outcome.error ?? 'no answer') : `HTTP ${outcome.statusCode}`;
+  return outcome.success
+    ? `webhook delivery ${delivery.id} delivered (${answer}), not recorded: will be re-sent with the same ` +
+        `webhook-id ${delivery.eventId} (${cause})`
+    : `webhook delivery ${delivery.id} attempt failed (${answer}), not recorded: will be attempted again ` +
+        `(${cause})`;
 }
 
 /** `retrying`: failed, another attempt is scheduled; `kept`: a failed re-send that left the status as it was. */

@@ -87,4 +87,54 @@ describe('DeliveryPoller', () => {
     await delay(60);
     expect(queue.pending()).toBe(5);
   });
+
+  describe('idle', () => {
+    const IDLE_MAX_MS = () => 60_000;
+
+    it('waits longer after each empty claim instead of polling every 25 ms', async () => {
+      const queue = fakeQueue();
+      const poller = new DeliveryPoller(queue.claim, slowAttempts(1).attempt, IDLE_MAX_MS);
+      poller.start();
+      await delay(2000);
+      await poller.stop();
+      // 25, 50, 100 … ms: about 7 claims in 2 s where a fixed 25 ms poll makes 80.
+      expect(queue.claims.length).toBeGreaterThan(3);
+      expect(queue.claims.length).toBeLessThan(12);
+    });
+
+    it('claims at once when woken, and then polls quickly again', async () => {
+      const queue = fakeQueue();
+      const attempts = slowAttempts(1);
+      const poller = new DeliveryPoller(queue.claim, attempts.attempt, IDLE_MAX_MS);
+      poller.start();
+      await delay(1700);
+      try {
+        // Woken before the enqueue commits: the claim at once finds nothing, the quick ones after it find the item.
+        const before = queue.claims.length;
+        poller.wake();
+        expect(queue.claims).toHaveLength(before + 1);
+        queue.commit(1);
+        await until(() => attempts.attempted.length === 1, 1000);
+        expect(attempts.attempted).toEqual(['d0']);
+      } finally {
+        await poller.stop();
+      }
+    });
+
+    it('claims when something it was told of falls due, however long its idle wait', async () => {
+      const queue = fakeQueue();
+      const attempts = slowAttempts(1);
+      const poller = new DeliveryPoller(queue.claim, attempts.attempt, IDLE_MAX_MS);
+      poller.start();
+      await delay(1700);
+      try {
+        queue.commit(1);
+        poller.dueIn(100);
+        await until(() => attempts.attempted.length === 1, 1000);
+        expect(attempts.attempted).toEqual(['d0']);
+      } finally {
+        await poller.stop();
+      }
+    });
+  });
 });

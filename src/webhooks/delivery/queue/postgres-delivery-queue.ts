@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DatabaseSession } from '../../../database/database-session.js';
 import { Database, type SqlExecutor } from '../../../database/database.service.js';
 import { raw, sql, type Sql } from '../../../database/sql.js';
 import { selectList } from '../../../database/select-list.js';
@@ -19,6 +20,21 @@ import { WriteBatcher } from './write-batcher.js';
  * whose process died is taken again once it has run out.
  */
 const LEASE = sql`interval '30 seconds'`;
+
+/** Where a process that enqueued without attempting tells the others' pollers (LISTEN on `DatabaseSession`). */
+const WAKE_CHANNEL = 'tollgate_webhook_deliveries';
+/** At most one wake-up notification per process in this span: each is a commit that takes the notification lock. */
+const NOTIFY_SPACING_MS = 50;
+/**
+ * The longest idle wait of a poller that hears other processes' enqueues: it polls only for what no one announces
+ * (a dead process's leases and retries).
+ */
+const MAX_IDLE_LISTENING_MS = 15_000;
+/**
+ * Without a session to listen on (behind a transaction pooler, or while it is down), what another process enqueued
+ * waits for a poll: at most this long.
+ */
+const MAX_IDLE_POLLING_MS = 1_000;
 
 /** Successful attempts recorded by one statement at most; a few hundred rows keep it well under a millisecond each. */
 const MAX_COMPLETE_BATCH = 256;
@@ -59,6 +75,19 @@ function logAttempts(attempts: readonly Attempt[]): Sql {
     RETURNING delivery_id, endpoint_id, status_code`;
 }
 
+/**
+ * Once a configuration answers again after failures (its `failing_since` cleared, `recovered`): its other waiting
+ * retries are due now, oldest first (due since they were created), instead of minutes or hours later. `except`: the
+ * deliveries the statement records, which it updates already.
+ */
+function pullForward(except: Sql): Sql {
+  return sql`UPDATE webhook_deliveries d SET next_attempt_at = d.created_at, updated_at = now()
+    FROM recovered
+    WHERE d.endpoint_id = recovered.id AND d.status = 'pending' AND d.attempt_count > 0
+      AND d.next_attempt_at > now() AND d.id <> ALL(${except})
+    RETURNING d.id`;
+}
+
 /** What every recorded attempt changes in its delivery, `d`: one more attempt, and the claim released. */
 const ATTEMPTED = sql`attempt_count = d.attempt_count + 1, locked_until = NULL, updated_at = now()`;
 
@@ -71,13 +100,20 @@ const ATTEMPTED = sql`attempt_count = d.attempt_count + 1, locked_until = NULL, 
 export class PostgresDeliveryQueue extends DeliveryQueue {
   private readonly completions: WriteBatcher<Attempt>;
   private poller: DeliveryPoller<ClaimedDelivery> | undefined;
+  private notifyTimer: NodeJS.Timeout | undefined;
+  private notifyAgain = false;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly session: DatabaseSession,
+  ) {
     super();
     this.completions = new WriteBatcher((attempts) => this.completeAll(attempts), MAX_COMPLETE_BATCH);
   }
 
   fanOut(event: FanOutInput): Sql {
+    // Before the commit: a woken poller that finds nothing yet looks again shortly (DeliveryPoller.wake).
+    this.somethingDue();
     return sql`INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, payload, next_attempt_at)
        SELECT id, ${event.eventId}::uuid, ${event.eventType}::text, ${event.body}::text, now() FROM webhook_endpoints
        WHERE enabled
@@ -102,12 +138,38 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
   }
 
   consume(attempt: (delivery: ClaimedDelivery) => Promise<void>): void {
-    this.poller = new DeliveryPoller((limit) => this.claim(limit), attempt);
-    this.poller.start();
+    // Listening only while the session is up: without it (a transaction pooler, or the session down) it polls.
+    const maxIdleMs = () => (this.session.presentAs ? MAX_IDLE_LISTENING_MS : MAX_IDLE_POLLING_MS);
+    const poller = new DeliveryPoller((limit) => this.claim(limit), attempt, maxIdleMs);
+    this.poller = poller;
+    this.session.listen(WAKE_CHANNEL, () => poller.wake());
+    poller.start();
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.notifyTimer);
     await this.poller?.stop();
+  }
+
+  /**
+   * Deliveries are due now or in a moment: this process's poller claims them when it has one; otherwise the pollers
+   * of the processes that listen are told, by one notification per NOTIFY_SPACING_MS at most (the last one of a
+   * burst is sent at the end of its span), in a statement of its own rather than in the producer's transaction.
+   */
+  private somethingDue(): void {
+    if (this.poller) return this.poller.wake();
+    if (this.notifyTimer) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.db.run(sql`SELECT pg_notify(${WAKE_CHANNEL}, '')`).catch(() => undefined);
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = undefined;
+      if (!this.notifyAgain) return;
+      this.notifyAgain = false;
+      this.somethingDue();
+    }, NOTIFY_SPACING_MS);
+    this.notifyTimer.unref();
   }
 
   /**
@@ -181,12 +243,14 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
     // A retry falls back to 'failed' when its configuration is disabled (now, or by this very attempt).
     const otherwise = outcome.success ? 'succeeded' : keep ? null : 'failed';
     const health = attempt.trackHealth;
-    const { rows } = await this.db.runPrepared<{ status: WebhookDeliveryStatus }>(
+    const { rows } = await this.db.runPrepared<{ status: WebhookDeliveryStatus; pulled: number }>(
       'webhook_deliveries_settle',
       sql`WITH logged AS (${logAttempts([attempt])}
        ), recovered AS (
          UPDATE webhook_endpoints SET failing_since = NULL
          WHERE id = ${delivery.endpointId} AND ${health && outcome.success}::boolean AND failing_since IS NOT NULL
+         RETURNING id
+       ), pulled AS (${pullForward(sql`ARRAY[${delivery.id}::uuid]`)}
        ), verdict AS (
          SELECT id, reason FROM (
            SELECT id, enabled, failing_since,
@@ -215,9 +279,12 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
          next_attempt_at = CASE WHEN ${keep}::boolean THEN d.next_attempt_at ELSE (SELECT at FROM retry) END,
          last_status_code = ${outcome.statusCode}::int, last_error = ${outcome.error}::text
        WHERE d.id = ${delivery.id}
-       RETURNING d.status`,
+       RETURNING d.status, (SELECT count(*)::int FROM pulled) AS pulled`,
     );
-    return rows[0]!.status;
+    const { status, pulled } = rows[0]!;
+    if (pulled > 0) this.somethingDue();
+    if (status === 'pending' && retryInMs !== null) this.poller?.dueIn(retryInMs);
+    return status;
   }
 
   async abandon(deliveryId: string, reason: string): Promise<void> {
@@ -237,20 +304,24 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
   }
 
   /**
-   * Records successful scheduled attempts in one statement: their log lines, their deliveries succeeded and the end
-   * of any failing streak of their configurations.
+   * Records successful scheduled attempts in one statement: their log lines, their deliveries succeeded, the end of
+   * any failing streak of their configurations and, for those, their waiting retries due now.
    */
   private async completeAll(attempts: readonly Attempt[]): Promise<void> {
-    await this.db.runPrepared(
+    const { rowCount: pulled } = await this.db.runPrepared(
       'webhook_deliveries_complete',
       sql`WITH logged AS (${logAttempts(attempts)}
        ), delivered AS (
          UPDATE webhook_deliveries d SET ${ATTEMPTED}, status = 'succeeded', next_attempt_at = NULL,
            last_status_code = logged.status_code, last_error = NULL
          FROM logged WHERE d.id = logged.delivery_id
+       ), recovered AS (
+         UPDATE webhook_endpoints SET failing_since = NULL
+         WHERE id IN (SELECT endpoint_id FROM logged) AND failing_since IS NOT NULL
+         RETURNING id
        )
-       UPDATE webhook_endpoints SET failing_since = NULL
-       WHERE id IN (SELECT endpoint_id FROM logged) AND failing_since IS NOT NULL`,
+       ${pullForward(sql`ARRAY(SELECT delivery_id FROM logged)`)}`,
     );
+    if (pulled > 0) this.somethingDue();
   }
 }
