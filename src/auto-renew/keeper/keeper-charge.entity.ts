@@ -50,6 +50,10 @@ export class KeeperChargeEntity {
   @Column({ type: 'varchar', length: 16 })
   state: KeeperChargeState;
 
+  /** Names the claim in force: only its holder records the transaction (a claim taken over gets a new one). */
+  @Column({ name: 'claim_token', type: 'uuid' })
+  claimToken: string;
+
   /** A `claimed` row no process has sent by then may be taken over (its process stopped before signing). */
   @Column({ name: 'claimed_until', type: 'timestamptz' })
   claimedUntil: Date;
