@@ -346,15 +346,22 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
     });
 
     it('two executors sharing one key take nonces without gaps or collisions', async () => {
-      const charges = await Promise.all(Array.from({ length: 4 }, () => due()));
-      const [a, b] = [executor(), executor()];
-      const outcomes = await Promise.all(charges.map((charge, i) => (i % 2 === 0 ? a : b).charge(charge)));
-      for (const [i, outcome] of outcomes.entries()) await expectChargedOnce(outcome, charges[i]!);
-      const { rows } = await pool.query<{ nonce: string }>(
-        `SELECT nonce FROM keeper_charges WHERE keeper = $1 ORDER BY nonce::bigint`,
-        [privateKeyToAccount(keeperKey).address.toLowerCase()],
-      );
-      expect(rows.map((r) => Number(r.nonce))).toEqual([0, 1, 2, 3]);
+      const charges = [];
+      for (let i = 0; i < 4; i++) charges.push(await due());
+      const [a, b] = [executor({ receiptWaitMs: 0 }), executor({ receiptWaitMs: 0 })];
+      // Signed and recorded at the same time by both; held back from the chain, since the in-process EVM cannot
+      // mine concurrent arrivals (a node would queue them by nonce).
+      proxy.dropSends(true);
+      const sent = await Promise.all(charges.map((charge, i) => (i % 2 === 0 ? a : b).charge(charge)));
+      expect(sent).toEqual(charges.map(() => ({ kind: 'pending' })));
+      const nonces = await Promise.all(charges.map(async (charge) => Number((await row(charge))!.nonce)));
+      expect([...nonces].sort()).toEqual([0, 1, 2, 3]);
+      proxy.dropSends(false);
+      // Each asked again in nonce order: the recorded transactions are broadcast and mined, one transfer each.
+      for (const nonce of [0, 1, 2, 3]) {
+        const charge = charges[nonces.indexOf(nonce)]!;
+        await expectChargedOnce(await executor().charge(charge), charge);
+      }
       expect(await client.getTransactionCount({ address: privateKeyToAccount(keeperKey).address })).toBe(4);
     });
 
