@@ -6,6 +6,7 @@ import { ApiExceptionFilter } from './common/http/api-exception.filter.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { KeeperModule } from './auto-renew/keeper/keeper.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CacheModule } from './cache/cache.module.js';
 import { EntitlementsModule } from './entitlements/entitlements.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         SubscriptionsModule,
         EntitlementsModule,
         WebhooksModule,
+        KeeperModule,
         DashboardModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

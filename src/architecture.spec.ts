@@ -92,7 +92,7 @@ function dependencyCycles(edges: ReadonlyArray<{ from: string; to: string }>): s
  */
 const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // viem and the charging contract's ABI only.
-  'auto-renew': [],
+  'auto-renew': ['config', 'database', 'health', 'metrics', 'tracing'],
   'api-keys': ['auth', 'cache', 'common', 'config', 'database', 'events'],
   // Never api-keys: a credential of its own registers its strategy with auth.
   auth: ['cache', 'common', 'config', 'database', 'tracing'],

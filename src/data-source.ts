@@ -4,6 +4,8 @@ import { ApiKeyUsageDailyEntity } from './api-keys/api-key-usage-daily.entity.js
 import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
 import { RevokedTokenEntity } from './auth/revoked-token.entity.js';
 import { SessionCutoffEntity } from './auth/session-cutoff.entity.js';
+import { KeeperChargeEntity } from './auto-renew/keeper/keeper-charge.entity.js';
+import { KeeperNonceEntity } from './auto-renew/keeper/keeper-nonce.entity.js';
 import { EventEntity } from './events/event.entity.js';
 import { PlanEntity } from './plans/plan.entity.js';
 import { CacheInvalidationEntity } from './cache/cache-invalidation.entity.js';
@@ -42,6 +44,8 @@ const ENTITIES: Array<new () => unknown> = [
   WebhookEndpointEntity,
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
+  KeeperChargeEntity,
+  KeeperNonceEntity,
 ];
 
 /** For the TypeORM CLI: reads DATABASE_URL. */

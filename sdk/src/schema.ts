@@ -1243,6 +1243,8 @@ export interface components {
         };
         HealthChecksDto: {
             database: components["schemas"]["DependencyCheckDto"];
+            /** @description Present when automatic renewal charges on chain (`AUTO_RENEW_CHARGER_ADDRESS` and a keeper key). */
+            keeper?: components["schemas"]["KeeperCheckDto"];
         };
         HealthDto: {
             checks: components["schemas"]["HealthChecksDto"];
@@ -1261,6 +1263,29 @@ export interface components {
              * @example 1.0.0
              */
             version: string;
+        };
+        KeeperCheckDto: {
+            /**
+             * @description The keeper key's address.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /**
+             * @description Its gas balance in wei (a decimal string), when the chain answered.
+             * @example 4000000000000000
+             */
+            balanceWei?: string;
+            /**
+             * @description `KEEPER_MIN_BALANCE_WEI`.
+             * @example 10000000000000000
+             */
+            minBalanceWei: string;
+            /**
+             * @description `low`: below `KEEPER_MIN_BALANCE_WEI`, refill it; `unknown`: the chain did not answer.
+             * @example low
+             * @enum {string}
+             */
+            status: "up" | "low" | "unknown";
         };
         LivenessDto: {
             /**

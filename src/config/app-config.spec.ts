@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { configAdvisories, ConfigValidationError, loadAppConfig } from './app-config.js';
 import {
   renderConfigTable,
@@ -11,7 +11,7 @@ import {
   withConfigTable,
 } from './config-table.js';
 import { integer, setting } from './setting.js';
-import { erc20PaymentSettings, paymentGatewayOf, SETTINGS } from './settings.js';
+import { erc20PaymentSettings, keeperKeyOf, paymentGatewayOf, SETTINGS } from './settings.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -276,6 +276,62 @@ describe('loadAppConfig', () => {
       // A refused required value is also reported as missing for erc20.
       expect(problemsOf({ ...complete, [name]: value })[0]).toBe(problem);
     });
+  });
+});
+
+describe('the keeper key', () => {
+  const key = `0x${'ab'.repeat(32)}`;
+  const charger = '0x00000000000000000000000000000000000000c4';
+  const production = {
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(48).toString('base64'),
+    PAYMENT_GATEWAY: 'free',
+  };
+  const keyFile = (content: string): string => {
+    const path = join(mkdtempSync(join(tmpdir(), 'tollgate-keeper-')), 'keeper.key');
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+
+  it('is required in production once automatic renewal is configured, from either setting', () => {
+    expect(problemsOf({ ...production, AUTO_RENEW_CHARGER_ADDRESS: charger })).toEqual([
+      'AUTO_RENEW_CHARGER_ADDRESS: automatic renewal needs the keeper key in production (KEEPER_KEY_FILE or KEEPER_PRIVATE_KEY)',
+    ]);
+    expect(problemsOf({ AUTO_RENEW_CHARGER_ADDRESS: charger })).toEqual([]);
+    expect(problemsOf({ ...production })).toEqual([]);
+    const fromEnv = loadAppConfig({
+      ...production,
+      AUTO_RENEW_CHARGER_ADDRESS: charger,
+      KEEPER_PRIVATE_KEY: key,
+    });
+    expect(keeperKeyOf(fromEnv)).toBe(key);
+    const fromFile = loadAppConfig({
+      ...production,
+      AUTO_RENEW_CHARGER_ADDRESS: charger,
+      KEEPER_KEY_FILE: keyFile(`${key}\n`),
+    });
+    expect(keeperKeyOf(fromFile)).toBe(key);
+  });
+
+  it('refuses a malformed key without repeating it, and both settings at once', () => {
+    const wrong = `0x${'cd'.repeat(31)}`;
+    const problems = [
+      ...problemsOf({ KEEPER_PRIVATE_KEY: wrong }),
+      ...problemsOf({ KEEPER_KEY_FILE: keyFile(wrong) }),
+    ];
+    expect(problems).toEqual([
+      'KEEPER_PRIVATE_KEY must be a private key: 0x and 64 hex digits',
+      expect.stringMatching(
+        /^KEEPER_KEY_FILE: .*keeper\.key must hold one private key: 0x and 64 hex digits$/,
+      ),
+    ]);
+    expect(problems.join(' ')).not.toContain(wrong.slice(2));
+    expect(problemsOf({ KEEPER_KEY_FILE: '/nonexistent/keeper.key' })).toEqual([
+      'KEEPER_KEY_FILE: cannot read /nonexistent/keeper.key (ENOENT)',
+    ]);
+    expect(problemsOf({ KEEPER_PRIVATE_KEY: key, KEEPER_KEY_FILE: keyFile(key) })).toEqual([
+      'KEEPER_PRIVATE_KEY and KEEPER_KEY_FILE: set one, not both',
+    ]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { isURL } from 'class-validator';
@@ -157,6 +158,36 @@ export function positiveUint256(): Parser<bigint> {
     if (!/^\d+$/.test(text) || BigInt(text) === 0n) invalid(`${name} must be a positive integer`);
     if (BigInt(text) > UINT256_MAX) invalid(`${name} must not be larger than a uint256`);
     return BigInt(text);
+  };
+}
+
+const PRIVATE_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+/** A secp256k1 private key, 0x and 64 hex digits; empty means unset. A refusal never repeats the value. */
+export function privateKey(): Parser<`0x${string}`> {
+  return (raw, name) => {
+    const text = raw.trim();
+    if (text === '') return undefined;
+    if (!PRIVATE_KEY.test(text)) invalid(`${name} must be a private key: 0x and 64 hex digits`);
+    return text as `0x${string}`;
+  };
+}
+
+/**
+ * A file whose only content is a private key (0x and 64 hex digits), read once at start: the value is the key.
+ * Keeps the key out of the environment (process listings, crash reports); a refusal names the file, never its text.
+ */
+export function privateKeyFile(): Parser<`0x${string}`> {
+  return (raw, name) => {
+    if (raw === '') return undefined;
+    let text: string;
+    try {
+      text = readFileSync(resolve(raw), 'utf8').trim();
+    } catch (error) {
+      return invalid(`${name}: cannot read ${raw} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!PRIVATE_KEY.test(text)) invalid(`${name}: ${raw} must hold one private key: 0x and 64 hex digits`);
+    return text as `0x${string}`;
   };
 }
 

@@ -11,6 +11,8 @@ import {
   oneOf,
   optional,
   positiveUint256,
+  privateKey,
+  privateKeyFile,
   secret,
   setting,
   text,
@@ -293,6 +295,38 @@ export const SETTINGS = {
     default: 1,
     doc: '`erc20`: confirmations a payment needs before it is credited (its own block counts as one).',
   }),
+  // Automatic renewal's keeper (src/auto-renew/keeper/): the account that sends the charges and pays their gas.
+  autoRenewChargerAddress: setting<`0x${string}` | undefined>({
+    env: 'AUTO_RENEW_CHARGER_ADDRESS',
+    parse: address('a contract address'),
+    default: undefined,
+    doc: '`erc20`: the charging contract (contracts/TollgateCharger.sol, `npm run contracts:deploy`) on `PAYMENT_CHAIN_ID`. Set, automatic renewal is on, and production needs a keeper key.',
+  }),
+  keeperPrivateKey: setting<`0x${string}` | undefined>({
+    env: 'KEEPER_PRIVATE_KEY',
+    parse: privateKey(),
+    default: undefined,
+    doc: "The keeper's gas-paying key (0x and 64 hex digits); it can spend only its own ether on gas (SECURITY.md). Never logged. Prefer `KEEPER_KEY_FILE`.",
+  }),
+  keeperKeyFile: setting<`0x${string}` | undefined>({
+    env: 'KEEPER_KEY_FILE',
+    parse: privateKeyFile(),
+    default: undefined,
+    doc: "A file holding only the keeper's key (0x and 64 hex digits), read at start; instead of `KEEPER_PRIVATE_KEY`.",
+  }),
+  keeperMinBalanceWei: setting<bigint>({
+    env: 'KEEPER_MIN_BALANCE_WEI',
+    parse: positiveUint256(),
+    default: 10n ** 16n,
+    defaultDoc: '`10000000000000000` (0.01 ether)',
+    doc: "Below this gas balance (wei) `/health/ready` names the keeper's address in `checks.keeper` and the balance gauge shows it.",
+  }),
+  keeperReplaceAfterSeconds: setting({
+    env: 'KEEPER_REPLACE_AFTER_SECONDS',
+    parse: integer({ min: 1, max: 86_400 }),
+    default: 180,
+    doc: 'A charge transaction not mined this long after it was sent is replaced: same nonce, higher fee (never a second charge).',
+  }),
   // Plans (src/plans/): what an operator may offer besides the `default` plan the settings above define.
   plansMax: setting({
     env: 'PLANS_MAX',
@@ -473,6 +507,18 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       ? `PAYMENT_GATEWAY=erc20 requires ${missing.map(([name]) => name).join(', ')}`
       : undefined;
   },
+  // Without a key nobody sends the charges: mandates would be accepted and never collected.
+  (config) =>
+    config.nodeEnv === 'production' &&
+    config.autoRenewChargerAddress !== undefined &&
+    config.keeperPrivateKey === undefined &&
+    config.keeperKeyFile === undefined
+      ? 'AUTO_RENEW_CHARGER_ADDRESS: automatic renewal needs the keeper key in production (KEEPER_KEY_FILE or KEEPER_PRIVATE_KEY)'
+      : undefined,
+  (config) =>
+    config.keeperPrivateKey !== undefined && config.keeperKeyFile !== undefined
+      ? 'KEEPER_PRIVATE_KEY and KEEPER_KEY_FILE: set one, not both'
+      : undefined,
   (config) =>
     config.paymentTokenAddress !== undefined && config.paymentTokenAddress === config.paymentReceiverAddress
       ? 'PAYMENT_RECEIVER_ADDRESS: must differ from PAYMENT_TOKEN_ADDRESS'
@@ -539,4 +585,9 @@ export function erc20PaymentSettings(config: AppConfig): Erc20PaymentSettings {
     confirmations: config.paymentConfirmations,
     rpcUrl: config.chainRpcUrl!,
   };
+}
+
+/** The keeper's key, from `KEEPER_PRIVATE_KEY` or `KEEPER_KEY_FILE` (the cross-checks allow one), if any. */
+export function keeperKeyOf(config: AppConfig): `0x${string}` | undefined {
+  return config.keeperPrivateKey ?? config.keeperKeyFile;
 }

@@ -6,7 +6,8 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/decorators/public.decorator.js';
 import { SERVICE_VERSION } from '../common/version.js';
 import { DatabaseHealthIndicator } from './database.health.js';
-import { HealthDto, LivenessDto, type DependencyCheckDto } from './health.dto.js';
+import { HealthNotes } from './health-notes.js';
+import { HealthDto, LivenessDto, type DependencyCheckDto, type KeeperCheckDto } from './health.dto.js';
 
 const startedAt = Date.now();
 /** Load balancers poll /health many times a second; one check (one database ping) per second answers them all. */
@@ -15,6 +16,7 @@ const CHECK_REUSE_MS = 1000;
 interface CheckOutcome {
   ok: boolean;
   details: Record<string, DependencyCheckDto>;
+  keeper?: KeeperCheckDto;
 }
 
 @ApiTag('health', {
@@ -28,6 +30,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
+    private readonly notes: HealthNotes,
   ) {}
 
   @Get()
@@ -43,11 +46,11 @@ export class HealthController {
   async getHealth(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
     const now = Date.now();
     if (!this.last || now - this.last.at >= CHECK_REUSE_MS) this.last = { at: now, outcome: this.check() };
-    const { ok, details } = await this.last.outcome;
+    const { ok, details, keeper } = await this.last.outcome;
     if (!ok) void reply.status(HttpStatus.SERVICE_UNAVAILABLE);
     return {
       status: ok ? 'ok' : 'error',
-      checks: { database: details.database },
+      checks: { database: details.database, ...(keeper && { keeper }) },
       version: SERVICE_VERSION,
       uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
     };
@@ -85,6 +88,11 @@ export class HealthController {
 
   /** Concurrent and back-to-back requests within a second share one check, so the answer is never older than that. */
   private async check(): Promise<CheckOutcome> {
+    const [outcome, keeper] = await Promise.all([this.checkDependencies(), this.notes.keeper()]);
+    return keeper ? { ...outcome, keeper } : outcome;
+  }
+
+  private async checkDependencies(): Promise<CheckOutcome> {
     try {
       const result = await this.health.check([() => this.database.check()]);
       return { ok: true, details: result.details as Record<string, DependencyCheckDto> };

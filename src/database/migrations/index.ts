@@ -15,6 +15,7 @@ import { Plans1795798423483 } from './1795798423483-Plans.js';
 import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
 import { IdempotencyKeyOwner1795810000000 } from './1795810000000-IdempotencyKeyOwner.js';
 import { PlanCacheInvalidations1795813492766 } from './1795813492766-PlanCacheInvalidations.js';
+import { KeeperCharges1795814290409 } from './1795814290409-KeeperCharges.js';
 import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
 import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
 
@@ -40,6 +41,7 @@ export const MIGRATIONS: Array<new () => unknown> = [
   SubscriptionPlans1795804010898,
   IdempotencyKeyOwner1795810000000,
   PlanCacheInvalidations1795813492766,
+  KeeperCharges1795814290409,
   SubscriptionTrials1795814548321,
   SubscriptionPlanChanges1795900000000,
 ];
