@@ -293,6 +293,32 @@ export const SETTINGS = {
     default: 1,
     doc: '`erc20`: confirmations a payment needs before it is credited (its own block counts as one).',
   }),
+  // Automatic renewal (src/auto-renew/, docs/auto-renew.md).
+  autoRenewChargerAddress: setting<`0x${string}` | undefined>({
+    env: 'AUTO_RENEW_CHARGER_ADDRESS',
+    parse: address('a contract address'),
+    default: undefined,
+    doc: '`erc20`: the charging contract (contracts/TollgateCharger.sol, `npm run contracts:deploy`) on `PAYMENT_CHAIN_ID`. Unset: automatic renewal is not offered under `erc20` (400 `auto_renew_unavailable`).',
+  }),
+  autoRenewLeadSeconds: setting({
+    env: 'AUTO_RENEW_LEAD_SECONDS',
+    parse: integer({ min: 0, max: 86_400 }),
+    default: 300,
+    doc: "How long before a period's end its automatic charge is attempted.",
+  }),
+  autoRenewRetrySeconds: setting<readonly number[]>({
+    env: 'AUTO_RENEW_RETRY_SECONDS',
+    parse: list((item) => (/^[1-9]\d{0,7}$/.test(item) ? Number(item) : undefined), 'whole seconds'),
+    default: [3600, 21_600, 86_400],
+    defaultDoc: '`3600,21600,86400`',
+    doc: 'Delays between the attempts of a failed automatic charge: the first retry this long after the failure, the next after the second delay, and so on; the last delay repeats until the grace period runs out.',
+  }),
+  subscriptionGraceHours: setting({
+    env: 'SUBSCRIPTION_GRACE_HOURS',
+    parse: integer({ min: 0, max: 8760 }),
+    default: 72,
+    doc: 'After an automatic charge failed, how long past the period end the subscription stays `past_due` (active, features on) while the charge is retried; then it expires with `reason: payment_failed`.',
+  }),
   // Plans (src/plans/): what an operator may offer besides the `default` plan the settings above define.
   plansMax: setting({
     env: 'PLANS_MAX',
@@ -473,6 +499,10 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       ? `PAYMENT_GATEWAY=erc20 requires ${missing.map(([name]) => name).join(', ')}`
       : undefined;
   },
+  (config) =>
+    config.autoRenewRetrySeconds.length === 0
+      ? 'AUTO_RENEW_RETRY_SECONDS: at least one delay (seconds between the attempts of a failed charge)'
+      : undefined,
   (config) =>
     config.paymentTokenAddress !== undefined && config.paymentTokenAddress === config.paymentReceiverAddress
       ? 'PAYMENT_RECEIVER_ADDRESS: must differ from PAYMENT_TOKEN_ADDRESS'

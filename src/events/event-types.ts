@@ -6,6 +6,8 @@
 export const EVENT_TYPES = [
   'subscription.renewed',
   'subscription.expiring',
+  'subscription.payment_failed',
+  'subscription.recovered',
   'subscription.canceled',
   'subscription.expired',
   'entitlements.updated',
@@ -21,6 +23,8 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.renewed',
   'subscription.expiring',
+  'subscription.payment_failed',
+  'subscription.recovered',
   'subscription.canceled',
   'subscription.expired',
   // Derived from the subscription: an operator mirroring every wallet's subscription mirrors its features too.

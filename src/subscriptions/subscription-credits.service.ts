@@ -8,7 +8,8 @@ import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { TransferReference } from './payment/payment-gateway.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
-import { entitlementsEvent, expiredEvent, renewedEvent } from './subscription-events.js';
+import { entitlementsEvent, expiredEvent, recoveredEvent, renewedEvent } from './subscription-events.js';
+import { subscriptionStatus } from './subscription-state.js';
 import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
@@ -108,13 +109,17 @@ export class SubscriptionCredits {
       plan: credit.plan ?? null,
     });
     if (written.expired !== null) {
-      const ended = await this.plans.of(written.expired);
+      const ended = await this.plans.of(written.expired, tx);
       await this.outbox.record(tx, expiredEvent(written.expired, written.now, ended));
     }
-    const plans = await this.plans.of(written.stored);
+    const plans = await this.plans.of(written.stored, tx);
     const subscription = toSubscriptionDto(address, written.stored, written.now, plans);
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
-    const before = written.previous && (await this.plans.of(written.previous));
+    // A payment of a `past_due` subscription, automatic or not, ends its dunning.
+    if (written.previous && subscriptionStatus(written.previous, written.now) === 'past_due') {
+      await this.outbox.record(tx, recoveredEvent(subscription, { address, now: written.now }));
+    }
+    const before = written.previous && (await this.plans.of(written.previous, tx));
     const was = before ? toSubscriptionDto(address, written.previous, written.now, before).features : [];
     const entitlements = entitlementsEvent(was, subscription, written.now);
     if (entitlements) await this.outbox.record(tx, entitlements);

@@ -11,7 +11,7 @@ import {
 import { PaymentEntity } from './payment/payment.entity.js';
 import { SubscriptionEntity } from './subscription.entity.js';
 
-export const SUBSCRIPTION_EVENT_TYPES = ['renewed', 'canceled', 'expired'] as const;
+export const SUBSCRIPTION_EVENT_TYPES = ['renewed', 'payment_failed', 'canceled', 'expired'] as const;
 export type SubscriptionEventType = (typeof SUBSCRIPTION_EVENT_TYPES)[number];
 
 /** The `actor` of changes nobody requested (an expiry recorded by the sweep). */
@@ -19,7 +19,7 @@ export const SYSTEM_ACTOR = 'system';
 
 /** Append-only history of a subscription: what changed, when, and on whose request. */
 @Entity({ name: 'subscription_events' })
-@Check('ck_subscription_events_type', `type IN ('renewed', 'canceled', 'expired')`)
+@Check('ck_subscription_events_type', `type IN ('renewed', 'payment_failed', 'canceled', 'expired')`)
 @Check('ck_subscription_events_actor', `actor = 'system' OR actor ~ '^0x[0-9a-f]{40}$'`)
 @Index('ix_subscription_events_address_at', ['address', 'at', 'seq'])
 export class SubscriptionEventEntity {

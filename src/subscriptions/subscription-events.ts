@@ -3,6 +3,7 @@ import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-ev
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
+import { coveredUntil } from './subscription-state.js';
 import { iso, paymentDto, toSubscriptionDto } from './subscription-view.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
@@ -40,18 +41,62 @@ export function renewedEvent(
   };
 }
 
-/** `subscription.canceled`: at period end, or `immediate`. */
+/**
+ * `subscription.canceled`: at period end, or `immediate`. `stopped`: the service canceled it because its automatic
+ * renewal can no longer charge (the mandate revoked or used up), with the reason in words.
+ */
 export function canceledEvent(
   subscription: SubscriptionDto,
   change: { address: string; now: Date; previousPeriodEnd: Date },
   immediate: boolean,
+  stopped?: { reason: string; message: string },
 ): NewEvent {
   return {
     type: 'subscription.canceled',
     address: change.address,
-    data: { ...subscription, previousPeriodEnd: iso(change.previousPeriodEnd), immediate },
+    data: {
+      ...subscription,
+      previousPeriodEnd: iso(change.previousPeriodEnd),
+      immediate,
+      ...(stopped && { reason: stopped.reason, message: stopped.message }),
+    },
     occurredAt: change.now,
   };
+}
+
+/** Why an automatic charge failed and what comes next, as `subscription.payment_failed` tells it. */
+export interface PaymentFailure {
+  /** A code (AutoRenewFailureDto.reason). */
+  reason: string;
+  /** For a person: what is wrong and what to do. */
+  message: string;
+  /** The next attempt; null when none is left before the grace runs out. */
+  nextAttemptAt: Date | null;
+}
+
+/** `subscription.payment_failed`: an automatic charge failed; the subscription is `past_due` until `graceUntil`. */
+export function paymentFailedEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date; graceUntil: Date },
+  failure: PaymentFailure,
+): NewEvent {
+  return {
+    type: 'subscription.payment_failed',
+    address: change.address,
+    data: {
+      ...subscription,
+      reason: failure.reason,
+      message: failure.message,
+      nextAttemptAt: iso(failure.nextAttemptAt),
+      graceEndsAt: change.graceUntil.toISOString(),
+    },
+    occurredAt: change.now,
+  };
+}
+
+/** `subscription.recovered`: a `past_due` subscription was paid for (after its `subscription.renewed`). */
+export function recoveredEvent(subscription: SubscriptionDto, change: { address: string; now: Date }): NewEvent {
+  return { type: 'subscription.recovered', address: change.address, data: { ...subscription }, occurredAt: change.now };
 }
 
 /** `subscription.expired` of a period that ran out, recorded at `now`. */
@@ -60,14 +105,11 @@ export function expiredEvent(
   now: Date,
   plans: SubscriptionPlans,
 ): NewEvent {
-  // Seen from its own end, a period is no longer active: `canceled` or `expired`.
-  const ended = toSubscriptionDto(subscription.address, subscription, subscription.currentPeriodEnd, plans);
-  return {
-    type: 'subscription.expired',
-    address: subscription.address,
-    data: { ...ended, reason: ended.status === 'canceled' ? 'canceled' : 'not_renewed' },
-    occurredAt: now,
-  };
+  // Seen from its own end (or its grace's), a period is no longer in force: `canceled` or `expired`.
+  const ended = toSubscriptionDto(subscription.address, subscription, coveredUntil(subscription), plans);
+  const reason =
+    ended.status === 'canceled' ? 'canceled' : subscription.graceUntil !== null ? 'payment_failed' : 'not_renewed';
+  return { type: 'subscription.expired', address: subscription.address, data: { ...ended, reason }, occurredAt: now };
 }
 
 /** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */

@@ -1,27 +1,40 @@
 import { Injectable } from '@nestjs/common';
+import type { SqlExecutor } from '../database/database.service.js';
 import { DEFAULT_PLAN_ID, type Plan } from '../plans/plan.js';
 import { PlansService } from '../plans/plans.service.js';
+import type { AutoRenewDto } from './dto/subscription.dto.js';
+import { AUTO_RENEW_OFF, SubscriptionAutoRenew } from './subscription-auto-renew.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
-/** What the subscription object shows of its plans. */
+/** What the subscription object shows besides its row: its plans, and its automatic renewal. */
 export interface SubscriptionPlans {
   plan: Pick<Plan, 'id' | 'name' | 'features'>;
   pending: Pick<Plan, 'id' | 'name'> | null;
+  autoRenew: AutoRenewDto;
 }
 
 /**
  * The plans a stored subscription names, read through PlansService.find: `default` from memory, a stored plan by
- * its id (plans are never deleted, so every stored id resolves).
+ * its id (plans are never deleted, so every stored id resolves); and its automatic renewal (SubscriptionAutoRenew),
+ * read in `tx` when the object is built in a transaction.
  */
 @Injectable()
 export class SubscriptionPlanReader {
-  constructor(private readonly plans: PlansService) {}
+  constructor(
+    private readonly plans: PlansService,
+    private readonly autoRenew: SubscriptionAutoRenew,
+  ) {}
 
-  async of(stored: Pick<StoredSubscription, 'planId' | 'pendingPlanId'> | null): Promise<SubscriptionPlans> {
-    const [plan, pending] = await Promise.all([
+  async of(
+    stored: Pick<StoredSubscription, 'address' | 'planId' | 'pendingPlanId'> | null,
+    tx?: SqlExecutor,
+  ): Promise<SubscriptionPlans> {
+    const [plan, pending, autoRenew] = await Promise.all([
       this.plans.find(stored?.planId ?? DEFAULT_PLAN_ID),
       stored?.pendingPlanId ? this.plans.find(stored.pendingPlanId) : null,
+      // Only a subscription can have an automatic renewal.
+      stored ? this.autoRenew.of(stored.address, tx) : AUTO_RENEW_OFF,
     ]);
-    return { plan, pending };
+    return { plan, pending, autoRenew };
   }
 }

@@ -23,6 +23,7 @@ function state(
     currentPeriodEnd: at(end),
     cancelAtPeriodEnd: cancel.atPeriodEnd ?? false,
     canceledAt: cancel.canceledAt === undefined ? null : at(cancel.canceledAt),
+    graceUntil: null,
   };
 }
 

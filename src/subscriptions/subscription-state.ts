@@ -2,7 +2,12 @@
  * Subscription lifecycle as pure functions over stored timestamps. Status is derived at read time, so a
  * subscription expires by the clock passing its end, with no job having to flip a flag.
  */
-export type SubscriptionStatus = 'none' | 'active' | 'canceled' | 'expired';
+export type SubscriptionStatus = 'none' | 'active' | 'past_due' | 'canceled' | 'expired';
+
+/** The statuses in which the subscription is in force (`active: true`, its features on). */
+export function inForce(status: SubscriptionStatus): boolean {
+  return status === 'active' || status === 'past_due';
+}
 
 export interface SubscriptionPeriodState {
   currentPeriodStart: Date;
@@ -11,6 +16,11 @@ export interface SubscriptionPeriodState {
   cancelAtPeriodEnd: boolean;
   /** When the latest cancel was requested; distinguishes `canceled` from `expired` once the period is over. */
   canceledAt: Date | null;
+  /**
+   * Set when an automatic charge failed: the subscription is `past_due` (still in force) until this instant,
+   * while the charge is retried; a renewal or a cancel clears it.
+   */
+  graceUntil: Date | null;
 }
 
 export type CancelOutcome =
@@ -18,15 +28,42 @@ export type CancelOutcome =
   | { kind: 'unchanged'; state: SubscriptionPeriodState }
   | { kind: 'canceled'; next: SubscriptionPeriodState; immediate: boolean };
 
-/** `null` state means the address never subscribed. The period end itself is no longer covered. */
+/**
+ * `null` state means the address never subscribed. The period end itself is no longer covered. A failed automatic
+ * charge makes it `past_due` from the failure until its grace ends: still in force, the charge being retried.
+ */
 export function subscriptionStatus(state: SubscriptionPeriodState | null, now: Date): SubscriptionStatus {
   if (state === null) {
     return 'none';
+  }
+  if (state.graceUntil !== null && now.getTime() < coveredUntil(state).getTime()) {
+    return 'past_due';
   }
   if (now.getTime() < state.currentPeriodEnd.getTime()) {
     return 'active';
   }
   return state.canceledAt !== null || state.cancelAtPeriodEnd ? 'canceled' : 'expired';
+}
+
+/** The first instant the subscription is no longer in force: its period end, or the end of its grace. */
+export function coveredUntil(state: Pick<SubscriptionPeriodState, 'currentPeriodEnd' | 'graceUntil'>): Date {
+  const { currentPeriodEnd, graceUntil } = state;
+  return graceUntil !== null && graceUntil.getTime() > currentPeriodEnd.getTime() ? graceUntil : currentPeriodEnd;
+}
+
+/**
+ * An automatic charge of the next period failed at `now`: a subscription in force, not canceled, becomes
+ * `past_due` until `graceMs` after its period end (a second failure keeps the first one's grace). Null: nothing to
+ * change (over, canceled, or never subscribed).
+ */
+export function paymentFailed(
+  state: SubscriptionPeriodState | null,
+  now: Date,
+  graceMs: number,
+): SubscriptionPeriodState | null {
+  if (state === null || !inForce(subscriptionStatus(state, now)) || state.cancelAtPeriodEnd) return null;
+  if (state.graceUntil !== null) return state;
+  return { ...state, graceUntil: new Date(state.currentPeriodEnd.getTime() + graceMs) };
 }
 
 /**
@@ -42,13 +79,15 @@ export function renewSubscription(
     throw new RangeError(`periodMs must be a positive integer, got ${periodMs}`);
   }
   const previousPeriodEnd = state === null ? null : new Date(state.currentPeriodEnd);
-  if (state !== null && subscriptionStatus(state, now) === 'active') {
+  // A `past_due` subscription was in force through its grace: the periods paid follow its period end.
+  if (state !== null && inForce(subscriptionStatus(state, now))) {
     return {
       next: {
         currentPeriodStart: new Date(state.currentPeriodStart),
         currentPeriodEnd: new Date(state.currentPeriodEnd.getTime() + periodMs),
         cancelAtPeriodEnd: false,
         canceledAt: null,
+        graceUntil: null,
       },
       previousPeriodEnd,
     };
@@ -59,6 +98,7 @@ export function renewSubscription(
       currentPeriodEnd: new Date(now.getTime() + periodMs),
       cancelAtPeriodEnd: false,
       canceledAt: null,
+      graceUntil: null,
     },
     previousPeriodEnd,
   };
@@ -66,7 +106,8 @@ export function renewSubscription(
 
 /**
  * Cancelling is idempotent: repeating it, or cancelling something already over, changes nothing. The one
- * exception is an immediate cancel of a subscription already set to cancel at period end, which ends it now.
+ * exception is an immediate cancel of a subscription already set to cancel at period end, which ends it now. A
+ * cancel ends a `past_due` grace: past its period end, the subscription is then over.
  */
 export function cancelSubscription(
   state: SubscriptionPeriodState | null,
@@ -76,7 +117,7 @@ export function cancelSubscription(
   if (state === null) {
     return { kind: 'not_found' };
   }
-  if (subscriptionStatus(state, now) !== 'active') {
+  if (!inForce(subscriptionStatus(state, now))) {
     return { kind: 'unchanged', state };
   }
   if (immediate) {
@@ -85,14 +126,16 @@ export function cancelSubscription(
       // Nothing is left to cancel at period end: the period is over.
       next: {
         currentPeriodStart: new Date(state.currentPeriodStart),
-        currentPeriodEnd: new Date(now),
+        // Past its period end (in a grace), it ended then.
+        currentPeriodEnd: new Date(Math.min(now.getTime(), state.currentPeriodEnd.getTime())),
         cancelAtPeriodEnd: false,
         canceledAt: new Date(now),
+        graceUntil: null,
       },
       immediate: true,
     };
   }
-  if (state.cancelAtPeriodEnd) {
+  if (state.cancelAtPeriodEnd && state.graceUntil === null) {
     return { kind: 'unchanged', state };
   }
   return {
@@ -102,6 +145,7 @@ export function cancelSubscription(
       currentPeriodEnd: new Date(state.currentPeriodEnd),
       cancelAtPeriodEnd: true,
       canceledAt: new Date(now),
+      graceUntil: null,
     },
     immediate: false,
   };

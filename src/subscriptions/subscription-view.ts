@@ -2,27 +2,27 @@ import { checksumAddress } from '../common/address/wallet-address.js';
 import type { PaymentDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
-import { subscriptionStatus } from './subscription-state.js';
+import { inForce, subscriptionStatus, type SubscriptionStatus } from './subscription-state.js';
 import type { PaymentRow, StoredSubscription, SubscriptionEventRow } from './subscriptions.repository.js';
 
 export const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 /** The subscription object without what its plans say, which an operator may change while the row does not. */
-type RowView = Omit<SubscriptionDto, 'plan' | 'features' | 'pendingPlan'>;
+type RowView = Omit<SubscriptionDto, 'plan' | 'features' | 'pendingPlan' | 'autoRenew'>;
 
-/** A view, and the plan objects it was built with: the same ones (`default`, from memory) give the same view. */
+/**
+ * A view, and the plan and auto-renewal objects it was built with: the same ones (`default`, from memory; a cached
+ * auto-renewal) give the same view.
+ */
 interface View {
   plan: SubscriptionPlans['plan'];
   pending: SubscriptionPlans['pending'];
+  autoRenew: SubscriptionPlans['autoRenew'];
   dto: SubscriptionDto;
 }
 
-interface Views {
-  /** While the period runs. */
-  running?: View;
-  /** Once it is over: the row no longer changes by itself. */
-  over?: View;
-}
+/** A row's views by status: the row changes its status by itself only as the clock passes its ends. */
+type Views = Partial<Record<SubscriptionStatus, View>>;
 
 const viewsOfRow = new WeakMap<StoredSubscription, Views>();
 
@@ -41,11 +41,13 @@ export function subscriptionDtoOfRow(
     views = {};
     viewsOfRow.set(stored, views);
   }
-  const which = now.getTime() < stored.currentPeriodEnd.getTime() ? 'running' : 'over';
+  const which = subscriptionStatus(stored, now);
   const view = views[which];
-  if (view?.plan === plans.plan && view.pending === plans.pending) return view.dto;
+  if (view?.plan === plans.plan && view.pending === plans.pending && view.autoRenew === plans.autoRenew) {
+    return view.dto;
+  }
   const dto = Object.freeze(toSubscriptionDto(address, stored, now, plans));
-  views[which] = { plan: plans.plan, pending: plans.pending, dto };
+  views[which] = { plan: plans.plan, pending: plans.pending, autoRenew: plans.autoRenew, dto };
   return dto;
 }
 
@@ -62,7 +64,7 @@ export function toSubscriptionDto(
 function withPlans(
   view: RowView,
   stored: StoredSubscription | null,
-  { plan, pending }: SubscriptionPlans,
+  { plan, pending, autoRenew }: SubscriptionPlans,
 ): SubscriptionDto {
   return {
     ...view,
@@ -72,6 +74,7 @@ function withPlans(
       pending && stored?.pendingPlanAt
         ? { id: pending.id, name: pending.name, effectiveAt: stored.pendingPlanAt.toISOString() }
         : null,
+    autoRenew,
   };
 }
 
@@ -80,7 +83,7 @@ function rowView(address: string, stored: StoredSubscription | null, now: Date):
   return {
     address: checksumAddress(address),
     status,
-    active: status === 'active',
+    active: inForce(status),
     currentPeriodStart: iso(stored?.currentPeriodStart ?? null),
     currentPeriodEnd: iso(stored?.currentPeriodEnd ?? null),
     cancelAtPeriodEnd: stored?.cancelAtPeriodEnd ?? false,

@@ -10,6 +10,9 @@ import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR, SubscriptionEventEntity } from './subscription-event.entity.js';
 import {
   cancelSubscription,
+  coveredUntil,
+  inForce,
+  paymentFailed,
   renewSubscription,
   subscriptionStatus,
   type SubscriptionPeriodState,
@@ -26,6 +29,7 @@ export const STORED = [
   'currentPeriodEnd',
   'cancelAtPeriodEnd',
   'canceledAt',
+  'graceUntil',
   'expiryRecordedFor',
   'planId',
   'trialEnd',
@@ -163,7 +167,7 @@ function updateRow({ address, planId, state, expiryRecordedFor, now }: Subscript
   return sql`UPDATE subscriptions
     SET plan_id = ${planId}, current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
         cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt},
-        expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
+        grace_until = ${state.graceUntil}, expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
     WHERE address = ${address}
     RETURNING ${COLUMNS}`;
 }
@@ -268,7 +272,7 @@ export class SubscriptionsRepository {
       ({ current, now } = await this.lock(tx, address));
       if (current === null) throw new Error(`subscription ${address} vanished while being renewed`);
     }
-    const active = subscriptionStatus(current, now) === 'active';
+    const active = inForce(subscriptionStatus(current, now));
     const planId = write.plan?.id ?? current.planId;
     if (planId !== current.planId) {
       if (active) throw SubscriptionErrors.planChangeRequired();
@@ -325,6 +329,43 @@ export class SubscriptionsRepository {
       sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
     );
     return { changed: true, stored: rows[0]!, now, previousPeriodEnd, immediate: outcome.immediate };
+  }
+
+  /**
+   * Records that an automatic charge of the period after `periodEnd` failed (subscription-state.ts
+   * `paymentFailed`): the row becomes `past_due` until `graceMs` after its period end, with a `payment_failed`
+   * history entry. Null, and nothing written, when the subscription no longer ends at `periodEnd` (renewed
+   * meanwhile) or is not to be renewed (over, canceled).
+   */
+  async paymentFailed(
+    tx: SqlExecutor,
+    address: string,
+    periodEnd: Date,
+    graceMs: number,
+  ): Promise<{ stored: StoredSubscription; previous: StoredSubscription; now: Date } | null> {
+    const { current, now } = await this.lock(tx, address);
+    if (current === null || current.currentPeriodEnd.getTime() !== periodEnd.getTime()) return null;
+    const next = paymentFailed(current, now, graceMs);
+    if (next === null) return null;
+    const change: SubscriptionChange = {
+      address,
+      planId: current.planId,
+      state: next,
+      expiryRecordedFor: current.expiryRecordedFor,
+      now,
+      event: {
+        type: 'payment_failed',
+        actor: SYSTEM_ACTOR,
+        actorKeyId: null,
+        previousPeriodEnd: current.currentPeriodEnd,
+        idempotencyKey: null,
+      },
+    };
+    const { rows } = await tx.runPrepared<StoredSubscription>(
+      'subscriptions_payment_failed',
+      sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
+    );
+    return { stored: rows[0]!, previous: current, now };
   }
 
   /**
@@ -459,7 +500,8 @@ export class SubscriptionsRepository {
       sql`UPDATE subscriptions SET expiry_recorded_for = current_period_end
        WHERE address IN (
          SELECT address FROM subscriptions
-         WHERE current_period_end <= ${now} AND expiry_recorded_for IS DISTINCT FROM current_period_end
+         WHERE current_period_end <= ${now} AND (grace_until IS NULL OR grace_until <= ${now})
+           AND expiry_recorded_for IS DISTINCT FROM current_period_end
          ORDER BY current_period_end
          LIMIT ${limit}
          FOR UPDATE SKIP LOCKED)
@@ -474,11 +516,11 @@ export class SubscriptionsRepository {
    */
   private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription): Promise<void> {
     const end = subscription.currentPeriodEnd;
-    // Dated at the period end, whenever the sweep comes by.
+    // Dated at the period end (or the end of its grace), whenever the sweep comes by.
     const expiry: HistoryEntry = {
       address: subscription.address,
       state: subscription,
-      now: end,
+      now: coveredUntil(subscription),
       event: {
         type: 'expired',
         actor: SYSTEM_ACTOR,

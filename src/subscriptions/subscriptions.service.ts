@@ -165,7 +165,7 @@ export class SubscriptionsService {
       };
       const { subscription, changed } = await this.db.transaction(async (tx) => {
         const written = await this.repository.cancel(tx, request);
-        const plans = await this.plans.of(written.stored);
+        const plans = await this.plans.of(written.stored, tx);
         const canceled = toSubscriptionDto(target, written.stored, written.now, plans);
         if (written.changed) {
           const { now, previousPeriodEnd, immediate: atOnce } = written;
