@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { MandateEntity } from './auto-renew/mandate.entity.js';
 import { ApiKeyEntity } from './api-keys/api-key.entity.js';
 import { ApiKeyUsageDailyEntity } from './api-keys/api-key-usage-daily.entity.js';
 import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
@@ -40,6 +41,7 @@ const ENTITIES: Array<new () => unknown> = [
   WebhookEndpointEntity,
   WebhookDeliveryEntity,
   WebhookAttemptEntity,
+  MandateEntity,
 ];
 
 /** For the TypeORM CLI: reads DATABASE_URL. */

@@ -570,3 +570,41 @@ export function erc20PaymentSettings(config: AppConfig): Erc20PaymentSettings {
     rpcUrl: config.chainRpcUrl!,
   };
 }
+
+/** Whether automatic renewal is offered, and on what terms (docs/auto-renew.md). */
+export type AutoRenewOffer =
+  | { readonly gateway: 'free' }
+  | {
+      readonly gateway: 'erc20';
+      readonly chainId: number;
+      /** EIP-55. */
+      readonly charger: `0x${string}`;
+      readonly token: `0x${string}`;
+      readonly payee: `0x${string}`;
+      readonly rpcUrl: string;
+    }
+  | { readonly gateway: 'unavailable'; readonly why: string };
+
+/** `free`: renewed with zero payments; `erc20` with the charging contract set; never under `operator`. */
+export function autoRenewOfferOf(config: AppConfig): AutoRenewOffer {
+  const gateway = paymentGatewayOf(config);
+  if (gateway === 'free') return { gateway };
+  if (gateway === 'operator') {
+    return {
+      gateway: 'unavailable',
+      why: 'PAYMENT_GATEWAY=operator, the integrator bills its customers itself',
+    };
+  }
+  if (config.autoRenewChargerAddress === undefined) {
+    return { gateway: 'unavailable', why: 'no charging contract is configured (AUTO_RENEW_CHARGER_ADDRESS)' };
+  }
+  const erc20 = erc20PaymentSettings(config);
+  return {
+    gateway,
+    chainId: erc20.chainId,
+    charger: config.autoRenewChargerAddress,
+    token: erc20.token,
+    payee: erc20.receiver,
+    rpcUrl: erc20.rpcUrl,
+  };
+}

@@ -49,14 +49,25 @@ export class SubscriptionDunning {
     const target = storageAddress(address);
     const written = await this.repository.paymentFailed(tx, target, periodEnd, this.graceMs);
     if (written === null) return null;
-    const subscription = toSubscriptionDto(target, written.stored, written.now, await this.plans.of(written.stored, tx));
+    const subscription = toSubscriptionDto(
+      target,
+      written.stored,
+      written.now,
+      await this.plans.of(written.stored, tx),
+    );
     const graceUntil = written.stored.graceUntil!;
     // The next attempt is pointless once the subscription has expired.
     const nextAttemptAt =
-      failure.nextAttemptAt && failure.nextAttemptAt.getTime() < graceUntil.getTime() ? failure.nextAttemptAt : null;
+      failure.nextAttemptAt && failure.nextAttemptAt.getTime() < graceUntil.getTime()
+        ? failure.nextAttemptAt
+        : null;
     await this.outbox.record(
       tx,
-      paymentFailedEvent(subscription, { address: target, now: written.now, graceUntil }, { ...failure, nextAttemptAt }),
+      paymentFailedEvent(
+        subscription,
+        { address: target, now: written.now, graceUntil },
+        { ...failure, nextAttemptAt },
+      ),
     );
     return subscription;
   }

@@ -95,8 +95,16 @@ export function paymentFailedEvent(
 }
 
 /** `subscription.recovered`: a `past_due` subscription was paid for (after its `subscription.renewed`). */
-export function recoveredEvent(subscription: SubscriptionDto, change: { address: string; now: Date }): NewEvent {
-  return { type: 'subscription.recovered', address: change.address, data: { ...subscription }, occurredAt: change.now };
+export function recoveredEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date },
+): NewEvent {
+  return {
+    type: 'subscription.recovered',
+    address: change.address,
+    data: { ...subscription },
+    occurredAt: change.now,
+  };
 }
 
 /** `subscription.expired` of a period that ran out, recorded at `now`. */
@@ -108,8 +116,17 @@ export function expiredEvent(
   // Seen from its own end (or its grace's), a period is no longer in force: `canceled` or `expired`.
   const ended = toSubscriptionDto(subscription.address, subscription, coveredUntil(subscription), plans);
   const reason =
-    ended.status === 'canceled' ? 'canceled' : subscription.graceUntil !== null ? 'payment_failed' : 'not_renewed';
-  return { type: 'subscription.expired', address: subscription.address, data: { ...ended, reason }, occurredAt: now };
+    ended.status === 'canceled'
+      ? 'canceled'
+      : subscription.graceUntil !== null
+        ? 'payment_failed'
+        : 'not_renewed';
+  return {
+    type: 'subscription.expired',
+    address: subscription.address,
+    data: { ...ended, reason },
+    occurredAt: now,
+  };
 }
 
 /** `subscription.expiring`: an active period within the notice of its end, seen at `now`. */

@@ -29,12 +29,12 @@ export class SubscriptionPlanReader {
     stored: Pick<StoredSubscription, 'address' | 'planId' | 'pendingPlanId'> | null,
     tx?: SqlExecutor,
   ): Promise<SubscriptionPlans> {
-    const [plan, pending, autoRenew] = await Promise.all([
+    const [plan, pending] = await Promise.all([
       this.plans.find(stored?.planId ?? DEFAULT_PLAN_ID),
       stored?.pendingPlanId ? this.plans.find(stored.pendingPlanId) : null,
-      // Only a subscription can have an automatic renewal.
-      stored ? this.autoRenew.of(stored.address, tx) : AUTO_RENEW_OFF,
     ]);
+    // After the plans: one transaction's connection runs one statement at a time. Only a subscription has one.
+    const autoRenew = stored ? await this.autoRenew.of(stored.address, tx) : AUTO_RENEW_OFF;
     return { plan, pending, autoRenew };
   }
 }

@@ -48,7 +48,9 @@ export function subscriptionStatus(state: SubscriptionPeriodState | null, now: D
 /** The first instant the subscription is no longer in force: its period end, or the end of its grace. */
 export function coveredUntil(state: Pick<SubscriptionPeriodState, 'currentPeriodEnd' | 'graceUntil'>): Date {
   const { currentPeriodEnd, graceUntil } = state;
-  return graceUntil !== null && graceUntil.getTime() > currentPeriodEnd.getTime() ? graceUntil : currentPeriodEnd;
+  return graceUntil !== null && graceUntil.getTime() > currentPeriodEnd.getTime()
+    ? graceUntil
+    : currentPeriodEnd;
 }
 
 /**

@@ -13,6 +13,7 @@ import { EventsListingAndReminders1795593683064 } from './1795593683064-EventsLi
 import { WebhookRetryIndex1795600000000 } from './1795600000000-WebhookRetryIndex.js';
 import { Plans1795798423483 } from './1795798423483-Plans.js';
 import { SubscriptionPlans1795804010898 } from './1795804010898-SubscriptionPlans.js';
+import { AutoRenew1795816978514 } from './1795816978514-AutoRenew.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -34,4 +35,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WebhookRetryIndex1795600000000,
   Plans1795798423483,
   SubscriptionPlans1795804010898,
+  AutoRenew1795816978514,
 ];

@@ -65,7 +65,8 @@ export class SubscriptionPaymentFailedDataDto extends SubscriptionDto {
   reason: string;
 
   @ApiProperty({
-    example: 'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.',
+    example:
+      'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.',
     description: 'The same in words, with what to do.',
   })
   message: string;

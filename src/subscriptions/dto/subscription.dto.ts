@@ -50,7 +50,8 @@ export class AutoRenewFailureDto {
   reason: string;
 
   @ApiProperty({
-    example: 'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.',
+    example:
+      'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.',
     description: 'The same in words, with what to do.',
   })
   message: string;
@@ -79,7 +80,8 @@ export class AutoRenewDto {
     type: String,
     nullable: true,
     example: '5000000',
-    description: "Amount of each charge, in the token's smallest unit, as a decimal string (`0` under `free`).",
+    description:
+      "Amount of each charge, in the token's smallest unit, as a decimal string (`0` under `free`).",
   })
   amount: string | null;
 
@@ -96,7 +98,8 @@ export class AutoRenewDto {
     format: 'date-time',
     nullable: true,
     example: '2027-11-22T01:30:00.000Z',
-    description: "The end of the mandate's last period: no charge is made for a period starting then or later.",
+    description:
+      "The end of the mandate's last period: no charge is made for a period starting then or later.",
   })
   endsAt: string | null;
 
