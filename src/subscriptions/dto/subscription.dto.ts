@@ -351,6 +351,55 @@ export class Erc20PlanDto {
   confirmations: number;
 }
 
+/** What a client needs to build the EIP-712 mandate of automatic renewal (`POST /subscriptions/auto-renew`). */
+export class AutoRenewTermsDto {
+  @ApiProperty({
+    enum: ['free', 'erc20'],
+    example: 'erc20',
+    description:
+      '`free`: register with `{}`, renewed with zero payments. `erc20`: sign a mandate with these terms.',
+  })
+  gateway: 'free' | 'erc20';
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 8453,
+    description: "The EIP-712 domain's `chainId`.",
+  })
+  chainId: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    description:
+      "The charging contract: the domain's `verifyingContract`, and the spender to approve (EIP-55).",
+  })
+  charger: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })
+  token: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: ADDRESS_EXAMPLE,
+    description: "The mandate's `payee` (EIP-55).",
+  })
+  payee: string | null;
+
+  @ApiProperty({
+    example: '5000000',
+    description:
+      "The mandate's `amount` for the `default` plan (a subscription on another plan: its `pricePerPeriod`, `GET /plans/{id}`).",
+  })
+  amount: string;
+
+  @ApiProperty({ example: 2592000, description: "The mandate's `periodSeconds` for the `default` plan." })
+  periodSeconds: number;
+}
+
 /** `GET /subscriptions/plan`: how renewals are paid here. */
 export class PlanDto {
   @ApiProperty({
@@ -367,4 +416,14 @@ export class PlanDto {
 
   @ApiProperty({ type: Erc20PlanDto, nullable: true, description: 'Set when `gateway` is `erc20`.' })
   erc20: Erc20PlanDto | null;
+
+  @ApiProperty({
+    type: AutoRenewTermsDto,
+    nullable: true,
+    required: false,
+    description:
+      'Automatic renewal (addition): its terms where it is offered (`free`; `erc20` with AUTO_RENEW_CHARGER_ADDRESS ' +
+      "set), else null. The mandate's `start` is the subscription's `currentPeriodEnd` in unix seconds, rounded down.",
+  })
+  autoRenew?: AutoRenewTermsDto | null;
 }
