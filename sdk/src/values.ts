@@ -22,6 +22,8 @@ type _ScopesCovered = Assert<Covers<typeof SCOPES, Scope>>;
 export const EVENT_TYPES = [
   'subscription.renewed',
   'subscription.expiring',
+  'subscription.payment_failed',
+  'subscription.recovered',
   'subscription.canceled',
   'subscription.expired',
   'entitlements.updated',

@@ -7,6 +7,8 @@ export const SCOPES = ['READ_ONLY', 'SUBSCRIPTIONS_MANAGE', 'FULL'];
 export const EVENT_TYPES = [
     'subscription.renewed',
     'subscription.expiring',
+    'subscription.payment_failed',
+    'subscription.recovered',
     'subscription.canceled',
     'subscription.expired',
     'entitlements.updated',
