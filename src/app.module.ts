@@ -8,6 +8,7 @@ import { DatabaseModule } from './database/database.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { KeeperModule } from './auto-renew/keeper/keeper.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { AutoRenewModule, type AutoRenewOptions } from './auto-renew/auto-renew.module.js';
 import { CacheModule } from './cache/cache.module.js';
 import { EntitlementsModule } from './entitlements/entitlements.module.js';
 import { EventsModule } from './events/events.module.js';
@@ -19,7 +20,8 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `autoRenew`: what the composition root hands automatic renewal (the keeper's executor, a test's). */
+  static forRoot(config: AppConfig, autoRenew: AutoRenewOptions = {}): DynamicModule {
     if (!config.databaseUrl) throw new Error('AppModule needs a database URL (start the embedded one first)');
     return {
       module: AppModule,
@@ -39,6 +41,7 @@ export class AppModule {
         EventsModule,
         PlansModule,
         SubscriptionsModule,
+        AutoRenewModule.forRoot(autoRenew),
         EntitlementsModule,
         WebhooksModule,
         KeeperModule,

@@ -1,5 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
+import type { AutoRenewOptions } from './auto-renew/auto-renew.module.js';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
@@ -42,8 +43,12 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
  * Builds the fully configured application without listening: `server-main.ts` listens on it, the tests listen on a
  * loopback port, and the OpenAPI script only reads its routes.
  */
-export async function createApp(config: AppConfig, logger: Logger): Promise<NestFastifyApplication> {
-  const app = await buildApp(config, logger, false);
+export async function createApp(
+  config: AppConfig,
+  logger: Logger,
+  autoRenew: AutoRenewOptions = {},
+): Promise<NestFastifyApplication> {
+  const app = await buildApp(config, logger, false, autoRenew);
   serveDocs(app, buildOpenApiDocument(app));
   await app.init();
   return app;
@@ -66,6 +71,7 @@ async function buildApp(
   config: AppConfig,
   logger: Logger,
   preview: boolean,
+  autoRenew: AutoRenewOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     loggerInstance: logger,
@@ -133,12 +139,16 @@ async function buildApp(
   // Before Nest adds its routes: the limiter hooks each route as it is added.
   const rateLimitCounters = preview ? undefined : await registerRateLimit(fastify, config, logger);
 
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: new PinoNestLogger(logger),
-    abortOnError: false,
-    bodyParser: false,
-    preview,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, autoRenew),
+    adapter,
+    {
+      logger: new PinoNestLogger(logger),
+      abortOnError: false,
+      bodyParser: false,
+      preview,
+    },
+  );
   // Parses the Cookie header into request.cookies (the session cookie strategy) and gives reply.setCookie.
   await app.register(fastifyCookie);
   if (!preview) installResponseHooks(fastify, logger, app.get(Metrics));

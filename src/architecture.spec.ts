@@ -91,8 +91,19 @@ function dependencyCycles(edges: ReadonlyArray<{ from: string; to: string }>): s
  * in src/ itself (app.module.ts, data-source.ts, …) may import anything.
  */
 const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
-  // viem and the charging contract's ABI only.
-  'auto-renew': ['config', 'database', 'health', 'metrics', 'tracing'],
+  // Subscriptions through its seams only; the sign-in's signature verifier; the keeper's balance in health.
+  'auto-renew': [
+    'auth',
+    'cache',
+    'common',
+    'config',
+    'database',
+    'health',
+    'metrics',
+    'plans',
+    'subscriptions',
+    'tracing',
+  ],
   'api-keys': ['auth', 'cache', 'common', 'config', 'database', 'events'],
   // Never api-keys: a credential of its own registers its strategy with auth.
   auth: ['cache', 'common', 'config', 'database', 'tracing'],

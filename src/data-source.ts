@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { MandateEntity } from './auto-renew/mandate.entity.js';
 import { ApiKeyEntity } from './api-keys/api-key.entity.js';
 import { ApiKeyUsageDailyEntity } from './api-keys/api-key-usage-daily.entity.js';
 import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
@@ -46,6 +47,7 @@ const ENTITIES: Array<new () => unknown> = [
   WebhookAttemptEntity,
   KeeperChargeEntity,
   KeeperNonceEntity,
+  MandateEntity,
 ];
 
 /** For the TypeORM CLI: reads DATABASE_URL. */

@@ -63,6 +63,17 @@ const PLAUSIBLE: Record<string, unknown> = {
   trialSeconds: 604_800,
   archived: 'true',
   plan: 'pro',
+  periods: 12,
+  mandate: {
+    payer: ADDRESS,
+    token: ADDRESS,
+    payee: ADDRESS,
+    amount: '5000000',
+    periodSeconds: '2592000',
+    start: '1798507800',
+    periods: '12',
+    salt: `0x${'ef'.repeat(32)}`,
+  },
 };
 const FIELDS = Object.keys(PLAUSIBLE);
 
@@ -158,6 +169,8 @@ const hostileBody = fc.oneof(
         'periodSeconds',
         'features',
         'feature',
+        'mandate',
+        'periods',
       ),
     ),
     hostileValue,

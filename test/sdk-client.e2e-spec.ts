@@ -124,6 +124,20 @@ describe('@tollgate/client against the service', () => {
     expect(events.map((event) => event.type)).toEqual(['subscription.canceled', 'subscription.renewed']);
   });
 
+  it('enables automatic renewal, finds nothing to retry, and disables it', async () => {
+    const wallet = await signIn(connect(), newWallet(), SIGNED_IN_AS);
+    const asWallet = connect({ credential: wallet });
+    await unwrap(asWallet.POST('/subscriptions/renew', { body: {} }));
+    const enabled = await unwrap(asWallet.POST('/subscriptions/auto-renew', { body: {} }));
+    expect(enabled.autoRenew).toMatchObject({ enabled: true, amount: '0', token: null });
+    const retried = await unwrap(asWallet.POST('/subscriptions/auto-renew/retry', { body: {} })).catch(
+      (error: unknown) => error,
+    );
+    expect(retried).toMatchObject({ status: 409, code: 'auto_renew_nothing_to_retry' });
+    const disabled = await unwrap(asWallet.POST('/subscriptions/auto-renew/disable', { body: {} }));
+    expect(disabled.autoRenew.enabled).toBe(false);
+  });
+
   it('creates keys on both paths, lists them a page at a time, revokes one; a key reads and renews', async () => {
     const first = await unwrap(
       asOwner.POST('/api-keys', { body: { label: 'reader', scopes: ['READ_ONLY'] } }),

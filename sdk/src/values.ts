@@ -24,6 +24,8 @@ export const EVENT_TYPES = [
   'subscription.trial_will_end',
   'subscription.plan_changed',
   'subscription.expiring',
+  'subscription.payment_failed',
+  'subscription.recovered',
   'subscription.canceled',
   'subscription.expired',
   'entitlements.updated',

@@ -64,6 +64,13 @@ import { SessionPrincipals } from './strategies/session-principals.js';
     },
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
-  exports: [AuthRepository, SessionTokenService, CredentialRoutes, SessionKeyRevocation],
+  // WalletSignatureVerifier: automatic renewal checks a mandate's signature as sign-in checks a login's.
+  exports: [
+    AuthRepository,
+    SessionTokenService,
+    CredentialRoutes,
+    SessionKeyRevocation,
+    WalletSignatureVerifier,
+  ],
 })
 export class AuthModule {}

@@ -44,3 +44,9 @@ export type ChargeOutcome =
 export abstract class ChargeExecutor {
   abstract charge(due: DueCharge): Promise<ChargeOutcome>;
 }
+
+/**
+ * Injection token of the executor in force: `free`'s, or under `erc20` the keeper's; null where none is (then the
+ * renewal sweep does not run).
+ */
+export const CHARGE_EXECUTOR = Symbol('CHARGE_EXECUTOR');

@@ -295,12 +295,32 @@ export const SETTINGS = {
     default: 1,
     doc: '`erc20`: confirmations a payment needs before it is credited (its own block counts as one).',
   }),
-  // Automatic renewal's keeper (src/auto-renew/keeper/): the account that sends the charges and pays their gas.
+  // Automatic renewal (src/auto-renew/, docs/auto-renew.md) and its keeper (src/auto-renew/keeper/): the account
+  // that sends the charges and pays their gas.
   autoRenewChargerAddress: setting<`0x${string}` | undefined>({
     env: 'AUTO_RENEW_CHARGER_ADDRESS',
     parse: address('a contract address'),
     default: undefined,
-    doc: '`erc20`: the charging contract (contracts/TollgateCharger.sol, `npm run contracts:deploy`) on `PAYMENT_CHAIN_ID`. Set, automatic renewal is on, and production needs a keeper key.',
+    doc: '`erc20`: the charging contract (contracts/TollgateCharger.sol, `npm run contracts:deploy`) on `PAYMENT_CHAIN_ID`. Set, automatic renewal is offered and production needs a keeper key (`KEEPER_PRIVATE_KEY` or `KEEPER_KEY_FILE`); unset, it is not offered under `erc20` (400 `auto_renew_unavailable`).',
+  }),
+  autoRenewLeadSeconds: setting({
+    env: 'AUTO_RENEW_LEAD_SECONDS',
+    parse: integer({ min: 0, max: 86_400 }),
+    default: 300,
+    doc: "How long before a period's end its automatic charge is attempted.",
+  }),
+  autoRenewRetrySeconds: setting<readonly number[]>({
+    env: 'AUTO_RENEW_RETRY_SECONDS',
+    parse: list((item) => (/^[1-9]\d{0,7}$/.test(item) ? Number(item) : undefined), 'whole seconds'),
+    default: [3600, 21_600, 86_400],
+    defaultDoc: '`3600,21600,86400`',
+    doc: 'Delays between the attempts of a failed automatic charge: the first retry this long after the failure, the next after the second delay, and so on; the last delay repeats until the grace period runs out.',
+  }),
+  subscriptionGraceHours: setting({
+    env: 'SUBSCRIPTION_GRACE_HOURS',
+    parse: integer({ min: 0, max: 8760 }),
+    default: 72,
+    doc: 'After an automatic charge failed, how long past the period end the subscription stays `past_due` (active, features on) while the charge is retried; then it expires with `reason: payment_failed`.',
   }),
   keeperPrivateKey: setting<`0x${string}` | undefined>({
     env: 'KEEPER_PRIVATE_KEY',
@@ -520,6 +540,10 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
       ? 'KEEPER_PRIVATE_KEY and KEEPER_KEY_FILE: set one, not both'
       : undefined,
   (config) =>
+    config.autoRenewRetrySeconds.length === 0
+      ? 'AUTO_RENEW_RETRY_SECONDS: at least one delay (seconds between the attempts of a failed charge)'
+      : undefined,
+  (config) =>
     config.paymentTokenAddress !== undefined && config.paymentTokenAddress === config.paymentReceiverAddress
       ? 'PAYMENT_RECEIVER_ADDRESS: must differ from PAYMENT_TOKEN_ADDRESS'
       : undefined,
@@ -590,4 +614,42 @@ export function erc20PaymentSettings(config: AppConfig): Erc20PaymentSettings {
 /** The keeper's key, from `KEEPER_PRIVATE_KEY` or `KEEPER_KEY_FILE` (the cross-checks allow one), if any. */
 export function keeperKeyOf(config: AppConfig): `0x${string}` | undefined {
   return config.keeperPrivateKey ?? config.keeperKeyFile;
+}
+
+/** Whether automatic renewal is offered, and on what terms (docs/auto-renew.md). */
+export type AutoRenewOffer =
+  | { readonly gateway: 'free' }
+  | {
+      readonly gateway: 'erc20';
+      readonly chainId: number;
+      /** EIP-55. */
+      readonly charger: `0x${string}`;
+      readonly token: `0x${string}`;
+      readonly payee: `0x${string}`;
+      readonly rpcUrl: string;
+    }
+  | { readonly gateway: 'unavailable'; readonly why: string };
+
+/** `free`: renewed with zero payments; `erc20` with the charging contract set; never under `operator`. */
+export function autoRenewOfferOf(config: AppConfig): AutoRenewOffer {
+  const gateway = paymentGatewayOf(config);
+  if (gateway === 'free') return { gateway };
+  if (gateway === 'operator') {
+    return {
+      gateway: 'unavailable',
+      why: 'PAYMENT_GATEWAY=operator, the integrator bills its customers itself',
+    };
+  }
+  if (config.autoRenewChargerAddress === undefined) {
+    return { gateway: 'unavailable', why: 'no charging contract is configured (AUTO_RENEW_CHARGER_ADDRESS)' };
+  }
+  const erc20 = erc20PaymentSettings(config);
+  return {
+    gateway,
+    chainId: erc20.chainId,
+    charger: config.autoRenewChargerAddress,
+    token: erc20.token,
+    payee: erc20.receiver,
+    rpcUrl: erc20.rpcUrl,
+  };
 }

@@ -8,6 +8,8 @@ export const EVENT_TYPES = [
   'subscription.trial_will_end',
   'subscription.plan_changed',
   'subscription.expiring',
+  'subscription.payment_failed',
+  'subscription.recovered',
   'subscription.canceled',
   'subscription.expired',
   'entitlements.updated',
@@ -25,6 +27,8 @@ export const SUBSCRIPTION_EVENT_TYPES: readonly EventType[] = [
   'subscription.trial_will_end',
   'subscription.plan_changed',
   'subscription.expiring',
+  'subscription.payment_failed',
+  'subscription.recovered',
   'subscription.canceled',
   'subscription.expired',
   // Derived from the subscription: an operator mirroring every wallet's subscription mirrors its features too.

@@ -19,6 +19,8 @@ import { NEXT_CURSOR_DESCRIPTION } from '../common/pagination/cursor-page.js';
 import {
   SubscriptionCanceledEventDto,
   SubscriptionPlanChangedEventDto,
+  SubscriptionPaymentFailedEventDto,
+  SubscriptionRecoveredEventDto,
   SubscriptionExpiredEventDto,
   EntitlementsUpdatedEventDto,
   SubscriptionRenewedEventDto,
@@ -106,7 +108,18 @@ const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary:
     'A change of plan took effect: to a dearer plan at once (the time left converted), to another at the period ' +
       'end it was scheduled for (applied by the background workers, once).',
   ],
-  'subscription.canceled': [SubscriptionCanceledEventDto, 'A cancel was accepted.'],
+  'subscription.canceled': [
+    SubscriptionCanceledEventDto,
+    'A cancel was accepted, or the service canceled at period end because the automatic renewal can no longer charge.',
+  ],
+  'subscription.payment_failed': [
+    SubscriptionPaymentFailedEventDto,
+    'An automatic charge failed: the subscription is `past_due`, with the reason and the next attempt.',
+  ],
+  'subscription.recovered': [
+    SubscriptionRecoveredEventDto,
+    'A `past_due` subscription was paid for (after its `subscription.renewed`).',
+  ],
   'subscription.expired': [SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
   'api_key.created': [ApiKeyCreatedEventDto, 'The wallet created an API key.'],
   'api_key.revoked': [ApiKeyRevokedEventDto, 'The wallet revoked an API key.'],

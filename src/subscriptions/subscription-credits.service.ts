@@ -8,7 +8,14 @@ import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { TransferReference } from './payment/payment-gateway.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import { SubscriptionPlanReader } from './subscription-plans.js';
-import { entitlementsEvent, expiryEvents, planChangedEvent, renewedEvent } from './subscription-events.js';
+import {
+  entitlementsEvent,
+  expiryEvents,
+  planChangedEvent,
+  recoveredEvent,
+  renewedEvent,
+} from './subscription-events.js';
+import { subscriptionStatus } from './subscription-state.js';
 import { toSubscriptionDto } from './subscription-view.js';
 import { SubscriptionsRepository, type Actor } from './subscriptions.repository.js';
 
@@ -128,12 +135,16 @@ export class SubscriptionCredits {
     if (written.planChanged !== null) {
       // A scheduled change that fell due before this renewal: it took effect first, on the period it ended.
       const { from, at } = written.planChanged;
-      const previousPlan = (await this.plans.of({ planId: from, pendingPlanId: null }, tx)).plan;
+      const previousPlan = await this.plans.plan(from, tx);
       const previousPeriodEnd = written.previous!.currentPeriodEnd;
       const change = { address, now: written.now, previousPeriodEnd, effectiveAt: at, scheduled: true };
       await this.outbox.record(tx, planChangedEvent(subscription, change, previousPlan));
     }
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
+    // A payment of a `past_due` subscription, automatic or not, ends its dunning.
+    if (written.previous && subscriptionStatus(written.previous, written.now) === 'past_due') {
+      await this.outbox.record(tx, recoveredEvent(subscription, { address, now: written.now }));
+    }
     const before = written.previous && (await this.plans.of(written.previous, tx));
     const was = before ? toSubscriptionDto(address, written.previous, written.now, before).features : [];
     const entitlements = entitlementsEvent(was, subscription, written.now);

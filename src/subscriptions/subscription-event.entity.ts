@@ -13,6 +13,8 @@ import { SubscriptionEntity } from './subscription.entity.js';
 
 export const SUBSCRIPTION_EVENT_TYPES = [
   'renewed',
+  // An automatic charge that failed (the subscription `past_due`).
+  'payment_failed',
   'canceled',
   'expired',
   // A change of plan taking effect; one scheduled for the period end; a scheduled one dropped.
@@ -29,7 +31,7 @@ export const SYSTEM_ACTOR = 'system';
 @Entity({ name: 'subscription_events' })
 @Check(
   'ck_subscription_events_type',
-  `type IN ('renewed', 'canceled', 'expired', 'plan_changed', 'plan_scheduled', 'plan_unscheduled')`,
+  `type IN ('renewed', 'payment_failed', 'canceled', 'expired', 'plan_changed', 'plan_scheduled', 'plan_unscheduled')`,
 )
 @Check('ck_subscription_events_actor', `actor = 'system' OR actor ~ '^0x[0-9a-f]{40}$'`)
 @Index('ix_subscription_events_address_at', ['address', 'at', 'seq'])

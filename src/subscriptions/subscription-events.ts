@@ -5,6 +5,7 @@ import type { SubscriptionTrialWillEndDataDto } from './dto/subscription-trial-w
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
+import { coveredUntil } from './subscription-state.js';
 import { iso, paymentDto, toSubscriptionDto } from './subscription-view.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
@@ -65,16 +66,68 @@ export function planChangedEvent(
   };
 }
 
-/** `subscription.canceled`: at period end, or `immediate`. */
+/**
+ * `subscription.canceled`: at period end, or `immediate`. `stopped`: the service canceled it because its automatic
+ * renewal can no longer charge (the mandate revoked or used up), with the reason in words.
+ */
 export function canceledEvent(
   subscription: SubscriptionDto,
   change: { address: string; now: Date; previousPeriodEnd: Date },
   immediate: boolean,
+  stopped?: { reason: string; message: string },
 ): NewEvent {
   return {
     type: 'subscription.canceled',
     address: change.address,
-    data: { ...subscription, previousPeriodEnd: iso(change.previousPeriodEnd), immediate },
+    data: {
+      ...subscription,
+      previousPeriodEnd: iso(change.previousPeriodEnd),
+      immediate,
+      ...(stopped && { reason: stopped.reason, message: stopped.message }),
+    },
+    occurredAt: change.now,
+  };
+}
+
+/** Why an automatic charge failed and what comes next, as `subscription.payment_failed` tells it. */
+export interface PaymentFailure {
+  /** A code (AutoRenewFailureDto.reason). */
+  reason: string;
+  /** For a person: what is wrong and what to do. */
+  message: string;
+  /** The next attempt; null when none is left before the grace runs out. */
+  nextAttemptAt: Date | null;
+}
+
+/** `subscription.payment_failed`: an automatic charge failed; the subscription is `past_due` until `graceUntil`. */
+export function paymentFailedEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date; graceUntil: Date },
+  failure: PaymentFailure,
+): NewEvent {
+  return {
+    type: 'subscription.payment_failed',
+    address: change.address,
+    data: {
+      ...subscription,
+      reason: failure.reason,
+      message: failure.message,
+      nextAttemptAt: iso(failure.nextAttemptAt),
+      graceEndsAt: change.graceUntil.toISOString(),
+    },
+    occurredAt: change.now,
+  };
+}
+
+/** `subscription.recovered`: a `past_due` subscription was paid for (after its `subscription.renewed`). */
+export function recoveredEvent(
+  subscription: SubscriptionDto,
+  change: { address: string; now: Date },
+): NewEvent {
+  return {
+    type: 'subscription.recovered',
+    address: change.address,
+    data: { ...subscription },
     occurredAt: change.now,
   };
 }
@@ -85,8 +138,8 @@ export function expiredEvent(
   now: Date,
   plans: SubscriptionPlans,
 ): NewEvent {
-  // Seen from its own end, a period is no longer active: `canceled` or `expired`.
-  const ended = toSubscriptionDto(subscription.address, subscription, subscription.currentPeriodEnd, plans);
+  // Seen from its own end (or its grace's), a period is no longer in force: `canceled` or `expired`.
+  const ended = toSubscriptionDto(subscription.address, subscription, coveredUntil(subscription), plans);
   return {
     type: 'subscription.expired',
     address: subscription.address,
@@ -95,12 +148,16 @@ export function expiredEvent(
   };
 }
 
-/** A cancel comes first (the holder asked); else a period that was all trial ended unpaid, or one not renewed. */
+/**
+ * A cancel comes first (the holder asked); then a grace that ran out (automatic renewal could not charge); else a
+ * period that was all trial ended unpaid, or one not renewed.
+ */
 function expiryReason(
   subscription: StoredSubscription,
   status: SubscriptionDto['status'],
-): 'canceled' | 'trial_ended' | 'not_renewed' {
+): 'canceled' | 'payment_failed' | 'trial_ended' | 'not_renewed' {
   if (status === 'canceled') return 'canceled';
+  if (subscription.graceUntil !== null) return 'payment_failed';
   const trialEnd = subscription.trialEnd?.getTime();
   return trialEnd === subscription.currentPeriodEnd.getTime() ? 'trial_ended' : 'not_renewed';
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { storageAddress, type Address } from '../common/address/wallet-address.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import { PlanReads } from '../plans/plan-reads.service.js';
+import { SubscriptionAutoRenew } from './subscription-auto-renew.js';
 import { plansOf } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
@@ -16,12 +17,17 @@ export class SubscriptionLookup {
   constructor(
     private readonly reads: SubscriptionReads,
     private readonly plans: PlanReads,
+    private readonly autoRenew: SubscriptionAutoRenew,
   ) {}
 
   /** The subscription of `address` (`none` when it never subscribed). */
   async status(address: Address): Promise<SubscriptionDto> {
     const subscription = await this.reads.find(storageAddress(address));
-    const plans = await plansOf(subscription, (id) => this.plans.find(id));
+    const plans = await plansOf(
+      subscription,
+      (id) => this.plans.find(id),
+      (wallet) => this.autoRenew.of(wallet),
+    );
     const now = new Date();
     return subscription === null
       ? toSubscriptionDto(address, null, now, plans)

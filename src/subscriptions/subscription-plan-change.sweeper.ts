@@ -46,7 +46,7 @@ export class SubscriptionPlanChangeSweeper extends Sweeper {
     return this.db.transaction(async (tx) => {
       const { applied, now } = await this.subscriptions.applyDuePlanChanges(tx, SWEEP_BATCH_SIZE);
       for (const { stored, change } of applied) {
-        const before = await this.plans.of({ planId: change.from, pendingPlanId: null }, tx);
+        const previous = await this.plans.plan(change.from, tx);
         const after = await this.plans.of(stored, tx);
         const subscription = toSubscriptionDto(stored.address, stored, now, after);
         const event = planChangedEvent(
@@ -58,11 +58,11 @@ export class SubscriptionPlanChangeSweeper extends Sweeper {
             effectiveAt: change.at,
             scheduled: true,
           },
-          before.plan,
+          previous,
         );
         await this.outbox.record(tx, event);
         // Features are in force only while the subscription runs: one that ended with the change keeps none.
-        const was = subscription.active ? before.plan.features : [];
+        const was = subscription.active ? previous.features : [];
         const entitlements = entitlementsEvent(was, subscription, now);
         if (entitlements) await this.outbox.record(tx, entitlements);
       }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import {
   cancelSubscription,
   inForce,
+  paymentFailed,
   renewSubscription,
   startTrial,
   subscriptionStatus,
@@ -26,6 +27,7 @@ function state(
     cancelAtPeriodEnd: cancel.atPeriodEnd ?? false,
     canceledAt: cancel.canceledAt === undefined ? null : at(cancel.canceledAt),
     trialEnd: cancel.trialEnd === undefined ? null : at(cancel.trialEnd),
+    graceUntil: null,
   };
 }
 
@@ -325,5 +327,39 @@ describe('subscription properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('past_due after a failed automatic charge', () => {
+  const GRACE = 72 * 3600 * 1000;
+
+  it('stays in force from the failure until the grace after the period end, then expires', () => {
+    const failed = paymentFailed(fresh, at(PERIOD - 1000), GRACE)!;
+    expect(failed.graceUntil).toEqual(at(PERIOD + GRACE));
+    expect(subscriptionStatus(failed, at(PERIOD - 1000))).toBe('past_due');
+    expect(subscriptionStatus(failed, at(PERIOD + GRACE - 1))).toBe('past_due');
+    expect(subscriptionStatus(failed, at(PERIOD + GRACE))).toBe('expired');
+    // A second failure keeps the first one's grace.
+    expect(paymentFailed(failed, at(PERIOD + 1000), GRACE)).toBe(failed);
+  });
+
+  it('changes nothing for a canceled or ended subscription', () => {
+    expect(paymentFailed(markedToCancel, at(PERIOD - 1000), GRACE)).toBeNull();
+    expect(paymentFailed(fresh, at(PERIOD), GRACE)).toBeNull();
+  });
+
+  it('a renewal in the grace pays from the period end and ends the dunning', () => {
+    const failed = paymentFailed(fresh, at(PERIOD - 1000), GRACE)!;
+    const { next } = renewSubscription(failed, at(PERIOD + 5000), PERIOD);
+    expect(next).toMatchObject({ currentPeriodEnd: at(2 * PERIOD), graceUntil: null });
+    expect(subscriptionStatus(next, at(PERIOD + 5000))).toBe('active');
+  });
+
+  it('a cancel in the grace, past the period end, ends it now', () => {
+    const failed = paymentFailed(fresh, at(PERIOD - 1000), GRACE)!;
+    const outcome = cancelSubscription(failed, at(PERIOD + 5000), false);
+    expect(outcome.kind).toBe('canceled');
+    const next = (outcome as { next: SubscriptionPeriodState }).next;
+    expect(subscriptionStatus(next, at(PERIOD + 5000))).toBe('canceled');
   });
 });

@@ -2,7 +2,12 @@
  * Subscription lifecycle as pure functions over stored timestamps. Status is derived at read time, so a
  * subscription expires by the clock passing its end, with no job having to flip a flag.
  */
-export type SubscriptionStatus = 'none' | 'trialing' | 'active' | 'canceled' | 'expired';
+export type SubscriptionStatus = 'none' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'expired';
+
+/** The statuses in which the subscription is in force (`active: true`, its features on, a renewal extends it). */
+export function inForce(status: SubscriptionStatus): boolean {
+  return status === 'active' || status === 'trialing' || status === 'past_due';
+}
 
 export interface SubscriptionPeriodState {
   currentPeriodStart: Date;
@@ -16,6 +21,11 @@ export interface SubscriptionPeriodState {
    * renewal during it adds the paid period after it. Never later than the period end.
    */
   trialEnd: Date | null;
+  /**
+   * Set when an automatic charge failed: the subscription is `past_due` (still in force) until this instant,
+   * while the charge is retried; a renewal or a cancel clears it.
+   */
+  graceUntil: Date | null;
 }
 
 export type CancelOutcome =
@@ -23,10 +33,16 @@ export type CancelOutcome =
   | { kind: 'unchanged'; state: SubscriptionPeriodState }
   | { kind: 'canceled'; next: SubscriptionPeriodState; immediate: boolean };
 
-/** `null` state means the address never subscribed. The period end itself is no longer covered. */
+/**
+ * `null` state means the address never subscribed. The period end itself is no longer covered. A failed automatic
+ * charge makes it `past_due` from the failure until its grace ends: still in force, the charge being retried.
+ */
 export function subscriptionStatus(state: SubscriptionPeriodState | null, now: Date): SubscriptionStatus {
   if (state === null) {
     return 'none';
+  }
+  if (state.graceUntil !== null && now.getTime() < coveredUntil(state).getTime()) {
+    return 'past_due';
   }
   if (now.getTime() < state.currentPeriodEnd.getTime()) {
     return state.trialEnd !== null && now.getTime() < state.trialEnd.getTime() ? 'trialing' : 'active';
@@ -34,9 +50,27 @@ export function subscriptionStatus(state: SubscriptionPeriodState | null, now: D
   return state.canceledAt !== null || state.cancelAtPeriodEnd ? 'canceled' : 'expired';
 }
 
-/** Whether the subscription is in force (`active` or `trialing`): its features apply and a renewal extends it. */
-export function inForce(status: SubscriptionStatus): boolean {
-  return status === 'active' || status === 'trialing';
+/** The first instant the subscription is no longer in force: its period end, or the end of its grace. */
+export function coveredUntil(state: Pick<SubscriptionPeriodState, 'currentPeriodEnd' | 'graceUntil'>): Date {
+  const { currentPeriodEnd, graceUntil } = state;
+  return graceUntil !== null && graceUntil.getTime() > currentPeriodEnd.getTime()
+    ? graceUntil
+    : currentPeriodEnd;
+}
+
+/**
+ * An automatic charge of the next period failed at `now`: a subscription in force, not canceled, becomes
+ * `past_due` until `graceMs` after its period end (a second failure keeps the first one's grace). Null: nothing to
+ * change (over, canceled, or never subscribed).
+ */
+export function paymentFailed(
+  state: SubscriptionPeriodState | null,
+  now: Date,
+  graceMs: number,
+): SubscriptionPeriodState | null {
+  if (state === null || !inForce(subscriptionStatus(state, now)) || state.cancelAtPeriodEnd) return null;
+  if (state.graceUntil !== null) return state;
+  return { ...state, graceUntil: new Date(state.currentPeriodEnd.getTime() + graceMs) };
 }
 
 /**
@@ -53,6 +87,7 @@ export function renewSubscription(
     throw new RangeError(`periodMs must be a positive integer, got ${periodMs}`);
   }
   const previousPeriodEnd = state === null ? null : new Date(state.currentPeriodEnd);
+  // A `past_due` subscription was in force through its grace: the periods paid follow its period end.
   if (state !== null && inForce(subscriptionStatus(state, now))) {
     return {
       next: {
@@ -61,6 +96,7 @@ export function renewSubscription(
         cancelAtPeriodEnd: false,
         canceledAt: null,
         trialEnd: state.trialEnd && new Date(state.trialEnd),
+        graceUntil: null,
       },
       previousPeriodEnd,
     };
@@ -72,6 +108,7 @@ export function renewSubscription(
       cancelAtPeriodEnd: false,
       canceledAt: null,
       trialEnd: null,
+      graceUntil: null,
     },
     previousPeriodEnd,
   };
@@ -93,7 +130,8 @@ export function startTrial(
 
 /**
  * Cancelling is idempotent: repeating it, or cancelling something already over, changes nothing. The one
- * exception is an immediate cancel of a subscription already set to cancel at period end, which ends it now.
+ * exception is an immediate cancel of a subscription already set to cancel at period end, which ends it now. A
+ * cancel ends a `past_due` grace: past its period end, the subscription is then over.
  */
 export function cancelSubscription(
   state: SubscriptionPeriodState | null,
@@ -112,15 +150,17 @@ export function cancelSubscription(
       // Nothing is left to cancel at period end: the period is over, and a trial in it with it.
       next: {
         currentPeriodStart: new Date(state.currentPeriodStart),
-        currentPeriodEnd: new Date(now),
+        // Past its period end (in a grace), it ended then.
+        currentPeriodEnd: new Date(Math.min(now.getTime(), state.currentPeriodEnd.getTime())),
         cancelAtPeriodEnd: false,
         canceledAt: new Date(now),
         trialEnd: state.trialEnd && new Date(Math.min(state.trialEnd.getTime(), now.getTime())),
+        graceUntil: null,
       },
       immediate: true,
     };
   }
-  if (state.cancelAtPeriodEnd) {
+  if (state.cancelAtPeriodEnd && state.graceUntil === null) {
     return { kind: 'unchanged', state };
   }
   return {
@@ -131,6 +171,7 @@ export function cancelSubscription(
       cancelAtPeriodEnd: true,
       canceledAt: new Date(now),
       trialEnd: state.trialEnd && new Date(state.trialEnd),
+      graceUntil: null,
     },
     immediate: false,
   };

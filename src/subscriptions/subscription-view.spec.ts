@@ -1,4 +1,5 @@
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
+import { AUTO_RENEW_OFF } from './subscription-auto-renew.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
@@ -6,12 +7,17 @@ const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const start = new Date('2030-01-01T00:00:00.000Z');
 const end = new Date('2030-01-31T00:00:00.000Z');
 
-const DEFAULT: SubscriptionPlans = { plan: { id: 'default', name: 'Default', features: [] }, pending: null };
+const DEFAULT: SubscriptionPlans = {
+  plan: { id: 'default', name: 'Default', features: [] },
+  pending: null,
+  autoRenew: AUTO_RENEW_OFF,
+};
 const PLAN_FIELDS = {
   plan: { id: 'default', name: 'Default' },
   features: [],
   trialEnd: null,
   pendingPlan: null,
+  autoRenew: AUTO_RENEW_OFF,
 };
 
 const stored = (overrides: Partial<StoredSubscription> = {}): StoredSubscription => ({
@@ -20,6 +26,7 @@ const stored = (overrides: Partial<StoredSubscription> = {}): StoredSubscription
   currentPeriodEnd: end,
   cancelAtPeriodEnd: false,
   canceledAt: null,
+  graceUntil: null,
   expiryRecordedFor: null,
   planId: 'default',
   trialEnd: null,
@@ -121,6 +128,7 @@ describe('the plans in the subscription object', () => {
   const pro: SubscriptionPlans = {
     plan: { id: 'pro', name: 'Pro', features: ['api.calls', 'export.csv'] },
     pending: { id: 'basic', name: 'Basic' },
+    autoRenew: AUTO_RENEW_OFF,
   };
   const row = stored({ planId: 'pro', pendingPlanId: 'basic', pendingPlanAt: end });
 

@@ -2,36 +2,34 @@ import { checksumAddress } from '../common/address/wallet-address.js';
 import type { PaymentDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
 import type { SubscriptionPlans } from './subscription-plans.js';
-import { inForce, subscriptionStatus } from './subscription-state.js';
+import { inForce, subscriptionStatus, type SubscriptionStatus } from './subscription-state.js';
 import type { PaymentRow, StoredSubscription, SubscriptionEventRow } from './subscriptions.repository.js';
 
 export const iso = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 /** The subscription object without what its plans say, which an operator may change while the row does not. */
-type RowView = Omit<SubscriptionDto, 'plan' | 'features' | 'pendingPlan'>;
+type RowView = Omit<SubscriptionDto, 'plan' | 'features' | 'pendingPlan' | 'autoRenew'>;
 
-/** A view, and the plan objects it was built with: the same ones (`default`, from memory) give the same view. */
+/**
+ * A view, and the plan and auto-renewal objects it was built with: the same ones (`default`, from memory; a cached
+ * auto-renewal) give the same view.
+ */
 interface View {
   plan: SubscriptionPlans['plan'];
   pending: SubscriptionPlans['pending'];
+  autoRenew: SubscriptionPlans['autoRenew'];
   dto: SubscriptionDto;
 }
 
-interface Views {
-  /** While the period's trial runs. */
-  trial?: View;
-  /** While the period runs (after its trial, if any). */
-  running?: View;
-  /** Once it is over: the row no longer changes by itself. */
-  over?: View;
-}
+/** A row's views by status: the row changes its status by itself only as the clock passes its ends. */
+type Views = Partial<Record<SubscriptionStatus, View>>;
 
 const viewsOfRow = new WeakMap<StoredSubscription, Views>();
 
 /**
- * {@link toSubscriptionDto} for a stored row that is never modified (a cached one): a row has only three possible
- * views, during its trial, then until its period end, then after it, so each is built once and shared. The status is
- * still decided at `now`.
+ * {@link toSubscriptionDto} for a stored row that is never modified (a cached one): a row has one view per status it
+ * passes through as the clock runs (trialing, active or past_due, then over), so each is built once and shared. The
+ * status is still decided at `now`.
  */
 export function subscriptionDtoOfRow(
   address: string,
@@ -44,17 +42,14 @@ export function subscriptionDtoOfRow(
     views = {};
     viewsOfRow.set(stored, views);
   }
-  const which = viewAt(stored, now);
+  const which = subscriptionStatus(stored, now);
   const view = views[which];
-  if (view?.plan === plans.plan && view.pending === plans.pending) return view.dto;
+  if (view?.plan === plans.plan && view.pending === plans.pending && view.autoRenew === plans.autoRenew) {
+    return view.dto;
+  }
   const dto = Object.freeze(toSubscriptionDto(address, stored, now, plans));
-  views[which] = { plan: plans.plan, pending: plans.pending, dto };
+  views[which] = { plan: plans.plan, pending: plans.pending, autoRenew: plans.autoRenew, dto };
   return dto;
-}
-
-function viewAt(stored: StoredSubscription, now: Date): keyof Views {
-  if (now.getTime() >= stored.currentPeriodEnd.getTime()) return 'over';
-  return stored.trialEnd !== null && now.getTime() < stored.trialEnd.getTime() ? 'trial' : 'running';
 }
 
 /** The subscription object, its status computed at `now`, naming the `plans` of its row. */
@@ -70,7 +65,7 @@ export function toSubscriptionDto(
 function withPlans(
   view: RowView,
   stored: StoredSubscription | null,
-  { plan, pending }: SubscriptionPlans,
+  { plan, pending, autoRenew }: SubscriptionPlans,
 ): SubscriptionDto {
   return {
     ...view,
@@ -80,6 +75,7 @@ function withPlans(
       pending && stored?.pendingPlanAt
         ? { id: pending.id, name: pending.name, effectiveAt: stored.pendingPlanAt.toISOString() }
         : null,
+    autoRenew,
   };
 }
 

@@ -13,6 +13,7 @@ import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
   `trial_end IS NULL OR (trial_end >= current_period_start AND trial_end <= current_period_end)`,
 )
 // A scheduled plan change has both its plan and its date, or neither.
+@Check('ck_subscriptions_grace', `grace_until IS NULL OR grace_until >= current_period_end`)
 @Check('ck_subscriptions_pending_plan', `(pending_plan_id IS NULL) = (pending_plan_at IS NULL)`)
 // The expiry sweep only ever looks at periods whose expiry is still to be recorded: a small partial index.
 @Index('ix_subscriptions_expiry_pending', ['currentPeriodEnd'], {
@@ -57,6 +58,13 @@ export class SubscriptionEntity {
 
   @Column({ name: 'canceled_at', type: 'timestamptz', nullable: true })
   canceledAt: Date | null;
+
+  /**
+   * Set when an automatic charge failed: `past_due` until then (subscription-state.ts), while the charge is
+   * retried; cleared by a renewal or a cancel.
+   */
+  @Column({ name: 'grace_until', type: 'timestamptz', nullable: true })
+  graceUntil: Date | null;
 
   /**
    * The period end whose `subscription.expired` event has been recorded. A period end differing from it, once

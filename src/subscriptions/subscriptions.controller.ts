@@ -24,6 +24,7 @@ import {
 } from './dto/subscription-requests.dto.js';
 import { PlanDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { ApiIdempotencyKey, IdempotencyKey } from './idempotency/idempotency-key.decorator.js';
+import { AUTO_RENEW_OFF } from './subscription-auto-renew.js';
 import { SubscriptionsService } from './subscriptions.service.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -41,6 +42,7 @@ const ACTIVE_EXAMPLE: SubscriptionDto = {
   features: [],
   trialEnd: null,
   pendingPlan: null,
+  autoRenew: AUTO_RENEW_OFF,
 };
 const NONE_EXAMPLE: SubscriptionDto = {
   address: ADDRESS,
@@ -56,6 +58,7 @@ const NONE_EXAMPLE: SubscriptionDto = {
   features: [],
   trialEnd: null,
   pendingPlan: null,
+  autoRenew: AUTO_RENEW_OFF,
 };
 const CANCELED_AT_PERIOD_END_EXAMPLE: SubscriptionDto = {
   ...ACTIVE_EXAMPLE,

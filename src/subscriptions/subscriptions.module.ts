@@ -13,7 +13,9 @@ import {
   SubscriptionReminderSweeper,
 } from './reminders/subscription-reminder.sweeper.js';
 import { SubscriptionRemindersRepository } from './reminders/subscription-reminders.repository.js';
+import { SubscriptionAutoRenew } from './subscription-auto-renew.js';
 import { SubscriptionCredits } from './subscription-credits.service.js';
+import { SubscriptionDunning } from './subscription-dunning.service.js';
 import { SubscriptionExpirySweeper } from './subscription-expiry.sweeper.js';
 import { SubscriptionPlanChangeSweeper } from './subscription-plan-change.sweeper.js';
 import { SubscriptionLookup } from './subscription-lookup.service.js';
@@ -25,7 +27,9 @@ import { SubscriptionsService } from './subscriptions.service.js';
 
 /**
  * Exports the seams other features use (docs/extending.md, "Depending on another feature"): SubscriptionCredits to
- * add periods in the caller's transaction, SubscriptionLookup to read a subscription. Nothing else is theirs to use.
+ * add periods in the caller's transaction, SubscriptionDunning to report a failed automatic charge,
+ * SubscriptionAutoRenew to show an automatic renewal in the subscription object, SubscriptionLookup to read a
+ * subscription. Nothing else is theirs to use.
  */
 @Module({
   imports: [PlansModule],
@@ -34,6 +38,8 @@ import { SubscriptionsService } from './subscriptions.service.js';
     SubscriptionsService,
     SubscriptionsRepository,
     SubscriptionCredits,
+    SubscriptionDunning,
+    SubscriptionAutoRenew,
     SubscriptionLookup,
     SubscriptionPlanReader,
     SubscriptionReads,
@@ -58,6 +64,6 @@ import { SubscriptionsService } from './subscriptions.service.js';
       },
     },
   ],
-  exports: [SubscriptionCredits, SubscriptionLookup],
+  exports: [SubscriptionCredits, SubscriptionDunning, SubscriptionAutoRenew, SubscriptionLookup],
 })
 export class SubscriptionsModule {}

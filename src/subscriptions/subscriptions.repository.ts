@@ -10,7 +10,9 @@ import { PaymentErrors } from './payment/payment.errors.js';
 import { SYSTEM_ACTOR, SubscriptionEventEntity } from './subscription-event.entity.js';
 import {
   cancelSubscription,
+  coveredUntil,
   inForce,
+  paymentFailed,
   renewSubscription,
   startTrial,
   subscriptionStatus,
@@ -28,6 +30,7 @@ export const STORED = [
   'currentPeriodEnd',
   'cancelAtPeriodEnd',
   'canceledAt',
+  'graceUntil',
   'expiryRecordedFor',
   'planId',
   'trialEnd',
@@ -212,7 +215,7 @@ function updateRow({ address, planId, pending, state, expiryRecordedFor, now }: 
     SET plan_id = ${planId}, current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
         cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt}, trial_end = ${state.trialEnd},
         pending_plan_id = ${pending?.planId ?? null}, pending_plan_at = ${pending?.at ?? null},
-        expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
+        grace_until = ${state.graceUntil}, expiry_recorded_for = ${expiryRecordedFor}, updated_at = ${now}
     WHERE address = ${address}
     RETURNING ${COLUMNS}`;
 }
@@ -623,6 +626,46 @@ export class SubscriptionsRepository {
   }
 
   /**
+   * Records that an automatic charge of the period after `periodEnd` failed (subscription-state.ts
+   * `paymentFailed`): the row becomes `past_due` until `graceMs` after its period end, with a `payment_failed`
+   * history entry. Null, and nothing written, when the subscription no longer ends at `periodEnd` (renewed
+   * meanwhile) or is not to be renewed (over, canceled).
+   */
+  async paymentFailed(
+    tx: SqlExecutor,
+    address: string,
+    periodEnd: Date,
+    graceMs: number,
+  ): Promise<{ stored: StoredSubscription; previous: StoredSubscription; now: Date } | null> {
+    const { current, now } = await this.lock(tx, address);
+    if (current === null || current.currentPeriodEnd.getTime() !== periodEnd.getTime()) return null;
+    const next = paymentFailed(current, now, graceMs);
+    if (next === null) return null;
+    const change: SubscriptionChange = {
+      address,
+      planId: current.planId,
+      // A scheduled change of plan stays scheduled: the grace does not move the period end.
+      pending:
+        current.pendingPlanId === null ? null : { planId: current.pendingPlanId, at: current.pendingPlanAt! },
+      state: next,
+      expiryRecordedFor: current.expiryRecordedFor,
+      now,
+      event: {
+        type: 'payment_failed',
+        actor: SYSTEM_ACTOR,
+        actorKeyId: null,
+        previousPeriodEnd: current.currentPeriodEnd,
+        idempotencyKey: null,
+      },
+    };
+    const { rows } = await tx.runPrepared<StoredSubscription>(
+      'subscriptions_payment_failed',
+      sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
+    );
+    return { stored: rows[0]!, previous: current, now };
+  }
+
+  /**
    * Records the history entry of every period that ended and whose expiry is not recorded yet, up to `limit` of
    * them, and returns their rows (each one's `subscription.expired` event is the caller's to write in the same
    * transaction). Safe to run on several instances at once (claimDueExpiries).
@@ -755,7 +798,8 @@ export class SubscriptionsRepository {
       sql`UPDATE subscriptions SET expiry_recorded_for = current_period_end
        WHERE address IN (
          SELECT address FROM subscriptions
-         WHERE current_period_end <= ${now} AND expiry_recorded_for IS DISTINCT FROM current_period_end
+         WHERE current_period_end <= ${now} AND (grace_until IS NULL OR grace_until <= ${now})
+           AND expiry_recorded_for IS DISTINCT FROM current_period_end
          ORDER BY current_period_end
          LIMIT ${limit}
          FOR UPDATE SKIP LOCKED)
@@ -770,11 +814,11 @@ export class SubscriptionsRepository {
    */
   private async recordExpiry(tx: SqlExecutor, subscription: StoredSubscription): Promise<void> {
     const end = subscription.currentPeriodEnd;
-    // Dated at the period end, whenever the sweep comes by.
+    // Dated at the period end (or the end of its grace), whenever the sweep comes by.
     const expiry: HistoryEntry = {
       address: subscription.address,
       state: subscription,
-      now: end,
+      now: coveredUntil(subscription),
       event: {
         type: 'expired',
         actor: SYSTEM_ACTOR,

@@ -4,6 +4,7 @@ import { storageAddress, type Address } from '../common/address/wallet-address.j
 import type { Page, PageRequest } from '../common/pagination/cursor-page.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
+import { autoRenewOfferOf, type AutoRenewOffer } from '../config/settings.js';
 import { Database } from '../database/database.service.js';
 import { EventOutbox } from '../events/event-outbox.service.js';
 import { Metrics } from '../metrics/metrics.service.js';
@@ -38,6 +39,7 @@ const TRIAL_UNAVAILABLE = SubscriptionErrors.trialUnavailable().code;
 @Injectable()
 export class SubscriptionsService {
   private readonly periodSeconds: number;
+  private readonly autoRenewOffer: AutoRenewOffer;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -54,16 +56,31 @@ export class SubscriptionsService {
     planUsage: PlanUsage,
   ) {
     this.periodSeconds = config.subscriptionPeriodSeconds;
+    this.autoRenewOffer = autoRenewOfferOf(config);
     planUsage.register((tx, planId) => this.repository.planInUse(tx, planId));
   }
 
   /** How renewals are paid here: what a client needs to pay without reading the server's configuration. */
   async plan(): Promise<PlanDto> {
     const terms = await this.payments.terms();
+    const offer = this.autoRenewOffer;
+    const plan = await this.catalog.find(DEFAULT_PLAN_ID);
     return {
       gateway: this.payments.name,
       periodSeconds: this.periodSeconds,
       erc20: terms && { ...terms, pricePerPeriod: terms.pricePerPeriod.toString() },
+      autoRenew:
+        offer.gateway === 'unavailable'
+          ? null
+          : {
+              gateway: offer.gateway,
+              chainId: offer.gateway === 'erc20' ? offer.chainId : null,
+              charger: offer.gateway === 'erc20' ? offer.charger : null,
+              token: offer.gateway === 'erc20' ? offer.token : null,
+              payee: offer.gateway === 'erc20' ? offer.payee : null,
+              amount: plan.pricePerPeriod.toString(),
+              periodSeconds: plan.periodSeconds,
+            },
     };
   }
 

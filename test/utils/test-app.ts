@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
+import type { ChargeExecutor } from '../../src/auto-renew/charge-executor.js';
 import { loadAppConfig, type AppConfig } from '../../src/config/app-config.js';
 import { runMigrations } from '../../src/database/migrate.js';
 import { truncateAll, workerDatabaseUrl } from './test-database.js';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   keepData?: boolean;
   /** Listen on this port instead of any free one (the browser tests put the origin in AUTH_URI first). */
   port?: number;
+  /** Automatic renewal's executor of charges, in place of the gateway's (a test's scripted outcomes). */
+  chargeExecutor?: ChargeExecutor;
 }
 
 /** Apps of this test file still open (jest loads modules, passport included, once per file). */
@@ -77,7 +80,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const logger = pino({ level: config.logLevel }, sink);
-  const app = await createApp(config, logger);
+  const app = await createApp(
+    config,
+    logger,
+    options.chargeExecutor ? { chargeExecutor: options.chargeExecutor } : {},
+  );
   openApps++;
   await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();

@@ -375,6 +375,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions/auto-renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew automatically at each period end (addition).
+         * @description Under `erc20`: registers the EIP-712 mandate the payer signed for the charging contract (terms from `GET /subscriptions/plan`, `autoRenew`). It is checked before it is accepted: the signature must be the subscription's wallet's (ordinary, ERC-1271 or ERC-6492 wallet), the token, payee and amount the configured ones and the plan's price, the period the plan's, and `start` the subscription's current period end (unix seconds, rounded down); each refusal has its 400 code. The allowance the payer gave the charging contract is read and a shortfall reported in `autoRenew.allowanceShortfall` (approve it before the period ends). Under `free`: send `{}` (or `{"periods": n}`): each period is renewed with a zero payment. Under `operator`: 400 `auto_renew_unavailable` (also under `erc20` without AUTO_RENEW_CHARGER_ADDRESS). The subscription must be in force and not canceled (409 `subscription_not_active`). A new registration replaces the one before. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         */
+        post: operations["enableAutoRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/auto-renew/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop renewing automatically (addition).
+         * @description No further charge is made; the paid period runs to its end. A payer may also revoke the mandate on chain (the charging contract's `revoke`). No automatic renewal enabled: 404 `auto_renew_not_enabled`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         */
+        post: operations["disableAutoRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/auto-renew/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a failed automatic charge again now (addition).
+         * @description After fixing what `autoRenew.failure` names (raising the allowance, topping up the balance), the charge is tried at the next round of the renewal sweep (seconds) instead of at its scheduled retry. Nothing failed: 409 `auto_renew_nothing_to_retry`; none enabled: 404 `auto_renew_not_enabled`. An operator (OPERATOR_ADDRESSES), or an API key an operator created, may act on any address; anyone else only on their own (403 `address_forbidden`).
+         */
+        post: operations["retryAutoRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/cancel": {
         parameters: {
             query?: never;
@@ -523,7 +583,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.plan_changed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.plan_changed`, `subscription.expiring`, `subscription.payment_failed`, `subscription.recovered`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["saveWebhook"];
         delete?: never;
@@ -594,7 +654,7 @@ export interface paths {
          *
          *     A 2xx answer within 10 s is success; redirects are not followed. Anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 % jitter; a `Retry-After` header can lengthen a wait, up to 24 h), then the delivery is marked failed. `410 Gone` disables the configuration at once, and five days of nothing but failures disable it too (`disabledReason`).
          *
-         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.plan_changed`, `subscription.expiring`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
+         *     Event types: `subscription.renewed`, `subscription.trial_will_end`, `subscription.plan_changed`, `subscription.expiring`, `subscription.payment_failed`, `subscription.recovered`, `subscription.canceled`, `subscription.expired`, `entitlements.updated`, `api_key.created`, `api_key.expiring`, `api_key.expired`, `api_key.revoked`, and `webhook.test` from POST /webhooks/test. A wallet's configurations receive the events about its own subscription and API keys; an operator's (OPERATOR_ADDRESSES) also receive the subscription events of every address.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -832,6 +892,102 @@ export interface components {
              */
             id: string;
         };
+        AutoRenewAddressDto: {
+            /**
+             * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address?: string;
+        };
+        AutoRenewDto: {
+            /**
+             * @description Present when the allowance the charging contract holds, as last read, is short of one period's amount: how much more to approve, in the smallest unit.
+             * @example 3000000
+             */
+            allowanceShortfall?: string;
+            /**
+             * @description Amount of each charge, in the token's smallest unit, as a decimal string (`0` under `free`).
+             * @example 5000000
+             */
+            amount: string | null;
+            /**
+             * @description Whether the subscription renews itself at its period end.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description The end of the mandate's last period: no charge is made for a period starting then or later.
+             * @example 2027-11-22T01:30:00.000Z
+             */
+            endsAt: string | null;
+            /** @description Why the latest charge failed, while it is being retried; null otherwise. */
+            failure: components["schemas"]["AutoRenewFailureDto"] | (never | null);
+            /**
+             * Format: date-time
+             * @description When the next charge is attempted (AUTO_RENEW_LEAD_SECONDS before the period end, or the next retry of a failed one); null when not enabled.
+             * @example 2026-12-22T01:25:00.000Z
+             */
+            nextChargeAt: string | null;
+            /**
+             * @description The ERC-20 contract charged (EIP-55); null under `free`.
+             * @example 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913
+             */
+            token: string | null;
+        };
+        AutoRenewFailureDto: {
+            /**
+             * Format: date-time
+             * @example 2026-12-22T01:25:00.000Z
+             */
+            at: string;
+            /**
+             * @description The same in words, with what to do.
+             * @example The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.
+             */
+            message: string;
+            /**
+             * @description What stood in the way (more may be added): the allowance or the balance is short, the payer revoked the mandate or it ran out of periods, the plan or the settings changed so that the mandate no longer matches them, or the chain could not be reached.
+             * @example insufficient_allowance
+             * @enum {string}
+             */
+            reason: "insufficient_allowance" | "insufficient_balance" | "mandate_revoked" | "mandate_ended" | "terms_changed" | "chain_unavailable" | "bad_signature" | "invalid_mandate" | "transfer_failed";
+        };
+        AutoRenewTermsDto: {
+            /**
+             * @description The mandate's `amount` for the `default` plan (a subscription on another plan: its `pricePerPeriod`, `GET /plans/{id}`).
+             * @example 5000000
+             */
+            amount: string;
+            /**
+             * @description The EIP-712 domain's `chainId`.
+             * @example 8453
+             */
+            chainId: number | null;
+            /**
+             * @description The charging contract: the domain's `verifyingContract`, and the spender to approve (EIP-55).
+             * @example 0x5FbDB2315678afecb367f032d93F642f64180aa3
+             */
+            charger: string | null;
+            /**
+             * @description `free`: register with `{}`, renewed with zero payments. `erc20`: sign a mandate with these terms.
+             * @example erc20
+             * @enum {string}
+             */
+            gateway: "free" | "erc20";
+            /**
+             * @description The mandate's `payee` (EIP-55).
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            payee: string | null;
+            /**
+             * @description The mandate's `periodSeconds` for the `default` plan.
+             * @example 2592000
+             */
+            periodSeconds: number;
+            /** @example 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 */
+            token: string | null;
+        };
         CancelSubscriptionDto: {
             /**
              * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
@@ -1042,6 +1198,25 @@ export interface components {
              */
             status: "up" | "down";
         };
+        EnableAutoRenewDto: {
+            /**
+             * @description The subscription's wallet; default: the caller's. Another address needs an operator credential (OPERATOR_ADDRESSES), else 403 `address_forbidden`.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address?: string;
+            /** @description Under `erc20`: the mandate the payer signed (required). Under `free`: refused. */
+            mandate?: components["schemas"]["MandateDto"];
+            /**
+             * @description Under `free` only: how many periods to renew (default 120).
+             * @example 12
+             */
+            periods?: number;
+            /**
+             * @description Under `erc20`: the payer's EIP-712 signature of `mandate` (`eth_signTypedData_v4`): 65 bytes from an ordinary wallet, or ERC-1271 / ERC-6492 from a smart wallet. Under `free`: refused.
+             * @example 0x1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b
+             */
+            signature?: string;
+        };
         EntitlementDto: {
             /**
              * @description The wallet, in EIP-55 checksum form.
@@ -1229,7 +1404,7 @@ export interface components {
              * @example subscription.expiring
              * @enum {string}
              */
-            type: "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
+            type: "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.payment_failed" | "subscription.recovered" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test";
         };
         FieldProblemDto: {
             /**
@@ -1319,6 +1494,48 @@ export interface components {
         LogoutResponseDto: {
             /** @example true */
             revoked: boolean;
+        };
+        MandateDto: {
+            /**
+             * @description Per period, in the token's smallest unit: the plan's price.
+             * @example 5000000
+             */
+            amount: string;
+            /**
+             * @description Who is paid (PAYMENT_RECEIVER_ADDRESS; `GET /subscriptions/plan`).
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            payee: string;
+            /**
+             * @description The payer: the subscription's wallet.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            payer: string;
+            /**
+             * @description The plan's period, in seconds (decimal string).
+             * @example 2592000
+             */
+            periodSeconds: string;
+            /**
+             * @description How many periods it may charge, 1 to 1200.
+             * @example 12
+             */
+            periods: string;
+            /**
+             * @description Any 32 bytes that tell this mandate apart from another with the same terms.
+             * @example 0x9f2c3d1e5b7a8c6d4e2f1a3b5c7d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d
+             */
+            salt: string;
+            /**
+             * @description Unix seconds at which period 0 begins: the subscription's current period end, rounded down.
+             * @example 1798507800
+             */
+            start: string;
+            /**
+             * @description The ERC-20 token (PAYMENT_TOKEN_ADDRESS; `GET /subscriptions/plan`).
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            token: string;
         };
         NonceRequestDto: {
             /**
@@ -1478,6 +1695,8 @@ export interface components {
             updatedAt: string | null;
         };
         PlanDto: {
+            /** @description Automatic renewal (addition): its terms where it is offered (`free`; `erc20` with AUTO_RENEW_CHARGER_ADDRESS set), else null. The mandate's `start` is the subscription's `currentPeriodEnd` in unix seconds, rounded down. */
+            autoRenew?: components["schemas"]["AutoRenewTermsDto"] | (never | null);
             /** @description Set when `gateway` is `erc20`. */
             erc20: components["schemas"]["Erc20PlanDto"] | (never | null);
             /**
@@ -1561,7 +1780,7 @@ export interface components {
              *       "subscription.canceled"
              *     ]
              */
-            events?: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events?: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.payment_failed" | "subscription.recovered" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: uuid
              * @description Update this configuration (404 unless it is the caller's). Without it, the caller's configuration with the same `url` is updated, or a new one is created.
@@ -1601,7 +1820,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.payment_failed" | "subscription.recovered" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -1646,7 +1865,7 @@ export interface components {
         };
         SubscriptionCanceledDataDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -1655,6 +1874,8 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -1695,6 +1916,11 @@ export interface components {
              * @example false
              */
             immediate: boolean;
+            /**
+             * @description With `reason`: the same in words.
+             * @example The mandate was revoked on chain: renew manually or register a new one.
+             */
+            message?: string;
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
             pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
@@ -1706,11 +1932,17 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description Present when the service canceled at period end because the automatic renewal can no longer charge (addition): the payer revoked the mandate, or its last period was charged.
+             * @example mandate_revoked
+             * @enum {string}
+             */
+            reason?: "mandate_revoked" | "mandate_ended";
+            /**
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -1745,7 +1977,7 @@ export interface components {
         };
         SubscriptionDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -1754,6 +1986,8 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -1794,11 +2028,11 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -1845,15 +2079,15 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
-             * @description Additions: `plan_changed` (a change of plan took effect: at once, or at the period end it was scheduled for), `plan_scheduled` (a change to a plan as dear or cheaper per second was scheduled for the period end), `plan_unscheduled` (a scheduled change was dropped). Each of them carries `planChange`.
+             * @description Additions: `payment_failed` (an automatic charge failed; the subscription is `past_due`), `plan_changed` (a change of plan took effect: at once, or at the period end it was scheduled for), `plan_scheduled` (a change to a plan as dear or cheaper per second was scheduled for the period end), `plan_unscheduled` (a scheduled change was dropped). Each plan entry carries `planChange`.
              * @example renewed
              * @enum {string}
              */
-            type: "renewed" | "canceled" | "expired" | "plan_changed" | "plan_scheduled" | "plan_unscheduled";
+            type: "renewed" | "payment_failed" | "canceled" | "expired" | "plan_changed" | "plan_scheduled" | "plan_unscheduled";
         };
         SubscriptionExpiredDataDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -1862,6 +2096,8 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -1902,17 +2138,17 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description Why the period was not followed by another: `canceled` by the holder (or an operator), `not_renewed`, or `trial_ended` (addition): the period was a trial and nothing was paid to follow it.
+             * @description Why the period was not followed by another: `canceled` by the holder (or an operator), `not_renewed`, `trial_ended` (addition): the period was a trial and nothing was paid to follow it, or `payment_failed` (addition): its automatic charge kept failing until the grace ran out.
              * @example not_renewed
              * @enum {string}
              */
-            reason: "canceled" | "not_renewed" | "trial_ended";
+            reason: "canceled" | "not_renewed" | "trial_ended" | "payment_failed";
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -1947,7 +2183,7 @@ export interface components {
         };
         SubscriptionExpiringDataDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -1956,6 +2192,8 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -2001,11 +2239,11 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -2038,9 +2276,9 @@ export interface components {
              */
             type: "subscription.expiring";
         };
-        SubscriptionPlanChangedDataDto: {
+        SubscriptionPaymentFailedDataDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -2049,6 +2287,120 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
+            /**
+             * @description The holder cancelled: the paid period runs to its end and is then not renewed.
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the latest cancel was accepted; cleared by a renewal.
+             * @example null
+             */
+            canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description The first instant no longer covered.
+             * @example 2026-12-22T01:30:00.000Z
+             */
+            currentPeriodEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            currentPeriodStart: string | null;
+            /**
+             * @description The entitlements in force now (addition): the plan's features while `active` is true (`active` or `trialing`), else empty.
+             * @example [
+             *       "api.calls",
+             *       "export.csv"
+             *     ]
+             */
+            features: string[];
+            /**
+             * Format: date-time
+             * @description When the subscription expires unless paid: its period end plus SUBSCRIPTION_GRACE_HOURS.
+             * @example 2026-12-25T01:30:00.000Z
+             */
+            graceEndsAt: string;
+            /**
+             * @description The same in words, with what to do.
+             * @example The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.
+             */
+            message: string;
+            /**
+             * Format: date-time
+             * @description When the charge is tried again (AUTO_RENEW_RETRY_SECONDS; at once after `POST /subscriptions/auto-renew/retry`); null when no attempt is left before the grace ends.
+             * @example 2026-12-22T02:30:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
+            pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
+            /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
+            plan: components["schemas"]["SubscriptionPlanDto"];
+            /**
+             * @description What stood in the way (AutoRenewFailureDto.reason).
+             * @example insufficient_allowance
+             */
+            reason: string;
+            /**
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @example active
+             * @enum {string}
+             */
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
+            /**
+             * Format: date-time
+             * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
+             * @example null
+             */
+            trialEnd: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        SubscriptionPaymentFailedEventDto: {
+            data: components["schemas"]["SubscriptionPaymentFailedDataDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the charge failed.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.payment_failed
+             * @enum {string}
+             */
+            type: "subscription.payment_failed";
+        };
+        SubscriptionPlanChangedDataDto: {
+            /**
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description The wallet, in EIP-55 checksum form.
+             * @example 0x52908400098527886E0F7030069857D2E4169EE7
+             */
+            address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -2108,11 +2460,11 @@ export interface components {
              */
             scheduled: boolean;
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -2154,9 +2506,30 @@ export interface components {
             /** @example Pro */
             name: string;
         };
+        SubscriptionRecoveredEventDto: {
+            /** @description The subscription after the payment. */
+            data: components["schemas"]["SubscriptionDto"];
+            /**
+             * Format: uuid
+             * @description The event id (also `webhook-id`).
+             * @example 0b8e3f52-6c1d-4f7a-9e2b-7d4c1a5f3e60
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it was paid.
+             * @example 2026-11-22T01:30:00.000Z
+             */
+            timestamp: string;
+            /**
+             * @example subscription.recovered
+             * @enum {string}
+             */
+            type: "subscription.recovered";
+        };
         SubscriptionRenewedDataDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -2165,6 +2538,8 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -2218,11 +2593,11 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -2257,7 +2632,7 @@ export interface components {
         };
         SubscriptionTrialWillEndDataDto: {
             /**
-             * @description Whether the subscription is in force now (`status` is `active` or `trialing`).
+             * @description Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).
              * @example true
              */
             active: boolean;
@@ -2266,6 +2641,8 @@ export interface components {
              * @example 0x52908400098527886E0F7030069857D2E4169EE7
              */
             address: string;
+            /** @description Automatic renewal (addition): `enabled` false and the rest null when none is registered. */
+            autoRenew: components["schemas"]["AutoRenewDto"];
             /**
              * @description The holder cancelled: the paid period runs to its end and is then not renewed.
              * @example false
@@ -2306,11 +2683,11 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
-            status: "none" | "trialing" | "active" | "canceled" | "expired";
+            status: "none" | "trialing" | "active" | "past_due" | "canceled" | "expired";
             /**
              * Format: date-time
              * @description The end of the free trial the current period began with, if it did (addition): `trialing` until then. A renewal during the trial starts the paid period at this instant; a cancel now ends the trial with the period; a fresh period after a lapse has none (null).
@@ -2480,7 +2857,7 @@ export interface components {
              *       "*"
              *     ]
              */
-            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+            events: ("*" | "subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.payment_failed" | "subscription.recovered" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
             /**
              * Format: date-time
              * @description When the current run of failed deliveries began; null while deliveries succeed. After five days of nothing but failures the configuration is disabled.
@@ -3707,7 +4084,7 @@ export interface operations {
                 /** @description The `X-Next-Cursor` header of the previous page, unchanged: the page after it. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter (`type=a&type=b`) or separate them with commas. */
-                type?: ("subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
+                type?: ("subscription.renewed" | "subscription.trial_will_end" | "subscription.plan_changed" | "subscription.expiring" | "subscription.payment_failed" | "subscription.recovered" | "subscription.canceled" | "subscription.expired" | "entitlements.updated" | "api_key.created" | "api_key.expiring" | "api_key.expired" | "api_key.revoked" | "webhook.test")[];
                 /** @description Only events at or after this instant (ISO 8601 with a time zone). */
                 since?: string;
                 /** @description Only events strictly before this instant (ISO 8601 with a time zone). */
@@ -4396,6 +4773,423 @@ export interface operations {
             };
         };
     };
+    enableAutoRenew: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnableAutoRenewDto"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with `autoRenew` enabled. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `auto_renew_unavailable`, `mandate_required`, `mandate_not_expected`, `mandate_wrong_payer`, `mandate_wrong_token`, `mandate_wrong_payee`, `mandate_wrong_amount`, `mandate_wrong_period`, `mandate_wrong_start`, `mandate_bad_signature`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "auto_renew_unavailable" | "mandate_required" | "mandate_not_expected" | "mandate_wrong_payer" | "mandate_wrong_token" | "mandate_wrong_payee" | "mandate_wrong_amount" | "mandate_wrong_period" | "mandate_wrong_start" | "mandate_bad_signature" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `subscription_not_active`, `mandate_in_use`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "subscription_not_active" | "mandate_in_use";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `auto_renew_chain_unavailable`, `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "auto_renew_chain_unavailable" | "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    disableAutoRenew: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AutoRenewAddressDto"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with `autoRenew` off. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `auto_renew_not_enabled`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "auto_renew_not_enabled";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    retryAutoRenew: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlates a request with its log lines and its error object (`details.requestId`). A caller may send its own: 1 to 128 letters, digits, `.`, `_`, `:` or `-`; anything else, or none, is replaced by a new UUID. Every answer carries the id used. */
+                "x-request-id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AutoRenewAddressDto"];
+            };
+        };
+        responses: {
+            /** @description The subscription, `autoRenew.nextChargeAt` now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Invalid input. `details.code`: `validation_failed`, `invalid_json`, `body_not_object`, `body_too_deep`. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "validation_failed" | "invalid_json" | "body_not_object" | "body_too_deep";
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credential. `details.code`: `missing_credentials`, `invalid_token`, `token_expired`, `token_revoked`, `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "missing_credentials" | "invalid_token" | "token_expired" | "token_revoked" | "invalid_api_key" | "api_key_revoked" | "api_key_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Credential lacks the scope or the right on that address. `details.code`: `address_forbidden`, `insufficient_scope`, `csrf_origin_mismatch`. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "address_forbidden" | "insufficient_scope" | "csrf_origin_mismatch";
+                        };
+                    };
+                };
+            };
+            /** @description Not found. `details.code`: `auto_renew_not_enabled`. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "auto_renew_not_enabled";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict. `details.code`: `auto_renew_nothing_to_retry`. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "auto_renew_nothing_to_retry";
+                        };
+                    };
+                };
+            };
+            /** @description Request body over 64 KiB. `details.code`: `payload_too_large`. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Request body is not JSON: any `Content-Type` but `application/json` (forms, multipart, text) is refused. `details.code`: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description A dependency could not be reached; nothing was changed. `details.code`: `database_unavailable`. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"] & {
+                        details: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
     cancelSubscription: {
         parameters: {
             query?: never;
@@ -4861,6 +5655,14 @@ export interface operations {
                      * @example {
                      *       "active": true,
                      *       "address": "0x52908400098527886E0F7030069857D2E4169EE7",
+                     *       "autoRenew": {
+                     *         "amount": null,
+                     *         "enabled": false,
+                     *         "endsAt": null,
+                     *         "failure": null,
+                     *         "nextChargeAt": null,
+                     *         "token": null
+                     *       },
                      *       "cancelAtPeriodEnd": false,
                      *       "canceledAt": null,
                      *       "createdAt": "2026-11-22T01:30:00.000Z",

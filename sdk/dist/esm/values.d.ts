@@ -4,4 +4,4 @@ export declare const SCOPES: readonly ["READ_ONLY", "SUBSCRIPTIONS_MANAGE", "FUL
  * Every event type (`EventDto.type`), by subject and each in the order of its life: the types GET /events filters
  * on, and those a webhook configuration can ask for besides `'*'`.
  */
-export declare const EVENT_TYPES: readonly ["subscription.renewed", "subscription.trial_will_end", "subscription.plan_changed", "subscription.expiring", "subscription.canceled", "subscription.expired", "entitlements.updated", "api_key.created", "api_key.expiring", "api_key.expired", "api_key.revoked", "webhook.test"];
+export declare const EVENT_TYPES: readonly ["subscription.renewed", "subscription.trial_will_end", "subscription.plan_changed", "subscription.expiring", "subscription.payment_failed", "subscription.recovered", "subscription.canceled", "subscription.expired", "entitlements.updated", "api_key.created", "api_key.expiring", "api_key.expired", "api_key.revoked", "webhook.test"];

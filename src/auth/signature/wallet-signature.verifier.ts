@@ -103,10 +103,29 @@ export class WalletSignatureVerifier {
    * in parallel, which bounds what one unauthenticated request can cost the RPC endpoint.
    */
   async verifyAny({ address, messages, signature }: MultiMessageInput): Promise<MultiMessageVerdict> {
+    return this.verifyHashes(
+      address,
+      messages.map((message) => hashMessage(message)),
+      signature,
+    );
+  }
+
+  /**
+   * Whether `signature` is `address`'s over the digest `hash` (EIP-712 typed data, say), by the same rules: an EOA
+   * locally, a smart wallet (ERC-1271, ERC-6492) with one eth_call.
+   */
+  async verifyHash(address: `0x${string}`, hash: Hex, signature: Hex): Promise<SignatureVerdict> {
+    return (await this.verifyHashes(address, [hash], signature)).verdict;
+  }
+
+  private async verifyHashes(
+    address: `0x${string}`,
+    hashes: readonly Hex[],
+    signature: Hex,
+  ): Promise<MultiMessageVerdict> {
     if (!isAddress(address, { strict: false }) || !isHexSignature(signature)) return { verdict: 'invalid' };
     // ecrecover yields the zero address for garbage, so no signature may ever speak for it.
     if (isAddressEqual(address, zeroAddress)) return { verdict: 'invalid' };
-    const hashes = messages.map((message) => hashMessage(message));
     let recovered = false;
     for (const [index, hash] of hashes.entries()) {
       const signer = await recoverEcdsaSigner(hash, signature, this.recovery);

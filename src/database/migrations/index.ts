@@ -17,6 +17,7 @@ import { IdempotencyKeyOwner1795810000000 } from './1795810000000-IdempotencyKey
 import { PlanCacheInvalidations1795813492766 } from './1795813492766-PlanCacheInvalidations.js';
 import { KeeperCharges1795814290409 } from './1795814290409-KeeperCharges.js';
 import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
+import { AutoRenew1795816978514 } from './1795816978514-AutoRenew.js';
 import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
 
 /**
@@ -43,5 +44,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   PlanCacheInvalidations1795813492766,
   KeeperCharges1795814290409,
   SubscriptionTrials1795814548321,
+  AutoRenew1795816978514,
   SubscriptionPlanChanges1795900000000,
 ];

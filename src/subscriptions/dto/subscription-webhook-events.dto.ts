@@ -50,17 +50,98 @@ export class SubscriptionPlanChangedDataDto extends SubscriptionChangeDataDto {
 export class SubscriptionCanceledDataDto extends SubscriptionChangeDataDto {
   @ApiProperty({ example: false, description: 'Whether the period ended now rather than at its end.' })
   immediate: boolean;
+
+  @ApiProperty({
+    required: false,
+    enum: ['mandate_revoked', 'mandate_ended'],
+    example: 'mandate_revoked',
+    description:
+      'Present when the service canceled at period end because the automatic renewal can no longer charge ' +
+      '(addition): the payer revoked the mandate, or its last period was charged.',
+  })
+  reason?: string;
+
+  @ApiProperty({
+    required: false,
+    example: 'The mandate was revoked on chain: renew manually or register a new one.',
+    description: 'With `reason`: the same in words.',
+  })
+  message?: string;
 }
 
 export class SubscriptionExpiredDataDto extends SubscriptionDto {
   @ApiProperty({
-    enum: ['canceled', 'not_renewed', 'trial_ended'],
+    enum: ['canceled', 'not_renewed', 'trial_ended', 'payment_failed'],
     example: 'not_renewed',
     description:
-      'Why the period was not followed by another: `canceled` by the holder (or an operator), `not_renewed`, or ' +
-      '`trial_ended` (addition): the period was a trial and nothing was paid to follow it.',
+      'Why the period was not followed by another: `canceled` by the holder (or an operator), `not_renewed`, ' +
+      '`trial_ended` (addition): the period was a trial and nothing was paid to follow it, or `payment_failed` ' +
+      '(addition): its automatic charge kept failing until the grace ran out.',
   })
-  reason: 'canceled' | 'not_renewed' | 'trial_ended';
+  reason: 'canceled' | 'not_renewed' | 'trial_ended' | 'payment_failed';
+}
+
+export class SubscriptionPaymentFailedDataDto extends SubscriptionDto {
+  @ApiProperty({
+    example: 'insufficient_allowance',
+    description: 'What stood in the way (AutoRenewFailureDto.reason).',
+  })
+  reason: string;
+
+  @ApiProperty({
+    example:
+      'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.',
+    description: 'The same in words, with what to do.',
+  })
+  message: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-12-22T02:30:00.000Z',
+    description:
+      'When the charge is tried again (AUTO_RENEW_RETRY_SECONDS; at once after `POST /subscriptions/auto-renew/retry`); ' +
+      'null when no attempt is left before the grace ends.',
+  })
+  nextAttemptAt: string | null;
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-12-25T01:30:00.000Z',
+    description: 'When the subscription expires unless paid: its period end plus SUBSCRIPTION_GRACE_HOURS.',
+  })
+  graceEndsAt: string;
+}
+
+/** `subscription.payment_failed`: an automatic charge failed; the subscription is `past_due`. */
+export class SubscriptionPaymentFailedEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['subscription.payment_failed'], example: 'subscription.payment_failed' })
+  type: 'subscription.payment_failed';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'When the charge failed.' })
+  timestamp: string;
+
+  @ApiProperty({ type: SubscriptionPaymentFailedDataDto })
+  data: SubscriptionPaymentFailedDataDto;
+}
+
+/** `subscription.recovered`: a `past_due` subscription was paid for. */
+export class SubscriptionRecoveredEventDto {
+  @ApiProperty({ format: 'uuid', example: EVENT_ID, description: 'The event id (also `webhook-id`).' })
+  id: string;
+
+  @ApiProperty({ enum: ['subscription.recovered'], example: 'subscription.recovered' })
+  type: 'subscription.recovered';
+
+  @ApiProperty({ format: 'date-time', example: AT, description: 'When it was paid.' })
+  timestamp: string;
+
+  @ApiProperty({ type: SubscriptionDto, description: 'The subscription after the payment.' })
+  data: SubscriptionDto;
 }
 
 /** `subscription.renewed`: a renewal was accepted. */

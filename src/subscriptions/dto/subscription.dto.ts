@@ -28,17 +28,112 @@ export class PendingPlanDto extends SubscriptionPlanDto {
   effectiveAt: string;
 }
 
+/** Why the latest automatic charge failed, for a person to act on. */
+export class AutoRenewFailureDto {
+  @ApiProperty({
+    enum: [
+      'insufficient_allowance',
+      'insufficient_balance',
+      'mandate_revoked',
+      'mandate_ended',
+      'terms_changed',
+      'chain_unavailable',
+      'bad_signature',
+      'invalid_mandate',
+      'transfer_failed',
+    ],
+    example: 'insufficient_allowance',
+    description:
+      'What stood in the way (more may be added): the allowance or the balance is short, the payer revoked the ' +
+      'mandate or it ran out of periods, the plan or the settings changed so that the mandate no longer matches ' +
+      'them, or the chain could not be reached.',
+  })
+  reason: string;
+
+  @ApiProperty({
+    example:
+      'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.',
+    description: 'The same in words, with what to do.',
+  })
+  message: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-12-22T01:25:00.000Z' })
+  at: string;
+}
+
+/** The automatic renewal of a subscription (`POST /subscriptions/auto-renew`). */
+export class AutoRenewDto {
+  @ApiProperty({ example: true, description: 'Whether the subscription renews itself at its period end.' })
+  enabled: boolean;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-12-22T01:25:00.000Z',
+    description:
+      'When the next charge is attempted (AUTO_RENEW_LEAD_SECONDS before the period end, or the next retry of a ' +
+      'failed one); null when not enabled.',
+  })
+  nextChargeAt: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '5000000',
+    description:
+      "Amount of each charge, in the token's smallest unit, as a decimal string (`0` under `free`).",
+  })
+  amount: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    description: 'The ERC-20 contract charged (EIP-55); null under `free`.',
+  })
+  token: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2027-11-22T01:30:00.000Z',
+    description:
+      "The end of the mandate's last period: no charge is made for a period starting then or later.",
+  })
+  endsAt: string | null;
+
+  @ApiProperty({
+    required: false,
+    example: '3000000',
+    description:
+      "Present when the allowance the charging contract holds, as last read, is short of one period's amount: " +
+      'how much more to approve, in the smallest unit.',
+  })
+  allowanceShortfall?: string;
+
+  @ApiProperty({
+    type: AutoRenewFailureDto,
+    nullable: true,
+    description: 'Why the latest charge failed, while it is being retried; null otherwise.',
+  })
+  failure: AutoRenewFailureDto | null;
+}
+
 /** The subscription object: returned by status, renew and cancel. */
 export class SubscriptionDto {
   @ApiProperty({ example: ADDRESS_EXAMPLE, description: 'The wallet, in EIP-55 checksum form.' })
   address: string;
 
   @ApiProperty({
-    enum: ['none', 'trialing', 'active', 'canceled', 'expired'],
+    enum: ['none', 'trialing', 'active', 'past_due', 'canceled', 'expired'],
     example: 'active',
     description:
       '`none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true ' +
       'and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). ' +
+      '`past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force ' +
+      '(`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. ' +
       '`canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out ' +
       'without a cancel. Computed when read, from the timestamps.',
   })
@@ -46,7 +141,7 @@ export class SubscriptionDto {
 
   @ApiProperty({
     example: true,
-    description: 'Whether the subscription is in force now (`status` is `active` or `trialing`).',
+    description: 'Whether the subscription is in force now (`status` is `active`, `trialing` or `past_due`).',
   })
   active: boolean;
 
@@ -119,6 +214,12 @@ export class SubscriptionDto {
     description: 'A change of plan scheduled for the end of the current period (addition); null when none.',
   })
   pendingPlan: PendingPlanDto | null;
+
+  @ApiProperty({
+    type: AutoRenewDto,
+    description: 'Automatic renewal (addition): `enabled` false and the rest null when none is registered.',
+  })
+  autoRenew: AutoRenewDto;
 }
 
 /** The payment a renewal recorded, in `GET /subscriptions/history`. */
@@ -196,9 +297,10 @@ export class SubscriptionEventDto {
     enum: SUBSCRIPTION_EVENT_TYPES,
     example: 'renewed',
     description:
-      'Additions: `plan_changed` (a change of plan took effect: at once, or at the period end it was scheduled ' +
-      'for), `plan_scheduled` (a change to a plan as dear or cheaper per second was scheduled for the period end), ' +
-      '`plan_unscheduled` (a scheduled change was dropped). Each of them carries `planChange`.',
+      'Additions: `payment_failed` (an automatic charge failed; the subscription is `past_due`), `plan_changed` (a ' +
+      'change of plan took effect: at once, or at the period end it was scheduled for), `plan_scheduled` (a change ' +
+      'to a plan as dear or cheaper per second was scheduled for the period end), `plan_unscheduled` (a scheduled ' +
+      'change was dropped). Each plan entry carries `planChange`.',
   })
   type: SubscriptionEventType;
 
@@ -279,6 +381,55 @@ export class Erc20PlanDto {
   confirmations: number;
 }
 
+/** What a client needs to build the EIP-712 mandate of automatic renewal (`POST /subscriptions/auto-renew`). */
+export class AutoRenewTermsDto {
+  @ApiProperty({
+    enum: ['free', 'erc20'],
+    example: 'erc20',
+    description:
+      '`free`: register with `{}`, renewed with zero payments. `erc20`: sign a mandate with these terms.',
+  })
+  gateway: 'free' | 'erc20';
+
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 8453,
+    description: "The EIP-712 domain's `chainId`.",
+  })
+  chainId: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    description:
+      "The charging contract: the domain's `verifyingContract`, and the spender to approve (EIP-55).",
+  })
+  charger: string | null;
+
+  @ApiProperty({ type: String, nullable: true, example: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })
+  token: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: ADDRESS_EXAMPLE,
+    description: "The mandate's `payee` (EIP-55).",
+  })
+  payee: string | null;
+
+  @ApiProperty({
+    example: '5000000',
+    description:
+      "The mandate's `amount` for the `default` plan (a subscription on another plan: its `pricePerPeriod`, `GET /plans/{id}`).",
+  })
+  amount: string;
+
+  @ApiProperty({ example: 2592000, description: "The mandate's `periodSeconds` for the `default` plan." })
+  periodSeconds: number;
+}
+
 /** `GET /subscriptions/plan`: how renewals are paid here. */
 export class PlanDto {
   @ApiProperty({
@@ -295,4 +446,14 @@ export class PlanDto {
 
   @ApiProperty({ type: Erc20PlanDto, nullable: true, description: 'Set when `gateway` is `erc20`.' })
   erc20: Erc20PlanDto | null;
+
+  @ApiProperty({
+    type: AutoRenewTermsDto,
+    nullable: true,
+    required: false,
+    description:
+      'Automatic renewal (addition): its terms where it is offered (`free`; `erc20` with AUTO_RENEW_CHARGER_ADDRESS ' +
+      "set), else null. The mandate's `start` is the subscription's `currentPeriodEnd` in unix seconds, rounded down.",
+  })
+  autoRenew?: AutoRenewTermsDto | null;
 }

@@ -9,6 +9,8 @@ const EVENT_LABEL: Record<EventType, string> = {
   'subscription.canceled': 'Subscription canceled',
   'subscription.expired': 'Subscription ended',
   'subscription.expiring': 'Subscription ends soon',
+  'subscription.payment_failed': 'Automatic payment failed',
+  'subscription.recovered': 'Payment recovered',
   'entitlements.updated': 'Features changed',
   'api_key.created': 'API key created',
   'api_key.revoked': 'API key revoked',

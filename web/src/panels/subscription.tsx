@@ -44,6 +44,7 @@ const STATUS_LABEL: Record<SubscriptionStatus, string> = {
   none: 'Not subscribed',
   active: 'Active',
   trialing: 'Free trial',
+  past_due: 'Payment due',
   canceled: 'Canceled',
   expired: 'Expired',
 };
@@ -53,21 +54,23 @@ const EVENT_LABEL: Record<string, string> = {
   plan_scheduled: 'Change scheduled',
   plan_unscheduled: 'Change called off',
   renewed: 'Renewed',
+  payment_failed: 'Automatic payment failed',
   canceled: 'Canceled',
   expired: 'Expired',
 };
 
 function StatusBadge({ subscription }: { subscription: Subscription }) {
   const ending = subscription.active && subscription.cancelAtPeriodEnd;
-  const tone = ending
-    ? 'warning'
-    : subscription.status === 'trialing'
-      ? 'info'
-      : subscription.status === 'active'
-        ? 'success'
-        : subscription.status === 'none'
-          ? 'neutral'
-          : 'danger';
+  const tone =
+    ending || subscription.status === 'past_due'
+      ? 'warning'
+      : subscription.status === 'trialing'
+        ? 'info'
+        : subscription.status === 'active'
+          ? 'success'
+          : subscription.status === 'none'
+            ? 'neutral'
+            : 'danger';
   return (
     <span class={`badge badge-${tone}`} data-testid="subscription-status">
       {ending

@@ -1,0 +1,43 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { paymentGatewayOf } from '../config/settings.js';
+import { PlansModule } from '../plans/plans.module.js';
+import { SubscriptionsModule } from '../subscriptions/subscriptions.module.js';
+import { AutoRenewController } from './auto-renew.controller.js';
+import { AutoRenewRepository } from './auto-renew.repository.js';
+import { AutoRenewService } from './auto-renew.service.js';
+import { AutoRenewSweeper } from './auto-renew.sweeper.js';
+import { CHARGE_EXECUTOR, type ChargeExecutor } from './charge-executor.js';
+import { FreeChargeExecutor } from './free-charge-executor.js';
+
+export interface AutoRenewOptions {
+  /**
+   * The executor under `erc20` (the keeper's). A test may hand in its own, under either gateway, to script the
+   * outcomes of charges.
+   */
+  chargeExecutor?: ChargeExecutor;
+}
+
+/** Automatic renewal (docs/auto-renew.md): the routes under /subscriptions/auto-renew and the renewal sweep. */
+@Module({})
+export class AutoRenewModule {
+  static forRoot(options: AutoRenewOptions = {}): DynamicModule {
+    return {
+      module: AutoRenewModule,
+      imports: [SubscriptionsModule, PlansModule],
+      controllers: [AutoRenewController],
+      providers: [
+        AutoRenewService,
+        AutoRenewRepository,
+        AutoRenewSweeper,
+        {
+          provide: CHARGE_EXECUTOR,
+          inject: [APP_CONFIG],
+          useFactory: (config: AppConfig): ChargeExecutor | null =>
+            options.chargeExecutor ?? (paymentGatewayOf(config) === 'free' ? new FreeChargeExecutor() : null),
+        },
+      ],
+    };
+  }
+}

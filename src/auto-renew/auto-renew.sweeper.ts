@@ -1,0 +1,251 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Address, Hex } from 'viem';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { Database } from '../database/database.service.js';
+import { Sweeper } from '../database/sweeper.js';
+import { PlansService } from '../plans/plans.service.js';
+import type { SubscriptionDto } from '../subscriptions/dto/subscription.dto.js';
+import { SubscriptionCredits } from '../subscriptions/subscription-credits.service.js';
+import { SubscriptionDunning } from '../subscriptions/subscription-dunning.service.js';
+import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service.js';
+import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
+import { CHARGE_EXECUTOR, type ChargeExecutor, type ChargeOutcome } from './charge-executor.js';
+import type { Mandate } from './mandate.js';
+
+/** How often the sweep looks for due charges. */
+export const AUTO_RENEW_SWEEP_INTERVAL_MS = 5_000;
+/** Mandates claimed per batch. */
+const BATCH_SIZE = 50;
+/** How long a claim holds a mandate: past it, another instance takes over (the executor is idempotent). */
+const LEASE_SECONDS = 300;
+/** When a charge is in flight (sent, not yet confirmed), it is asked about again this much later. */
+const PENDING_RECHECK_MS = 15_000;
+
+/** A failure that no retry can mend without a new mandate ends the renewal: a cancel at period end. */
+const STOPPING = new Set([
+  'mandate_revoked',
+  'mandate_ended',
+  'terms_changed',
+  'bad_signature',
+  'invalid_mandate',
+]);
+
+/**
+ * The renewal sweep (background workers only): for each enabled mandate whose subscription's period end is within
+ * AUTO_RENEW_LEAD_SECONDS, charges the period that follows it, once. The due period index comes from the
+ * subscription's period end, so a manual renewal that already paid for it moves the index on; the mandate is
+ * claimed with a lease so that one instance works on it at a time; the executor is called outside any transaction;
+ * a `charged` outcome is credited through SubscriptionCredits.creditPayment exactly as a manual renewal, in one
+ * transaction with `charged_through` (which refuses a second credit of an index) and the payment row (whose unique
+ * transfer refuses a second credit of a transfer). A failure is dunning (SubscriptionDunning): `past_due` and
+ * retries on AUTO_RENEW_RETRY_SECONDS, or a cancel at period end when the mandate can no longer charge.
+ */
+@Injectable()
+export class AutoRenewSweeper extends Sweeper {
+  private readonly leadMs: number;
+  private readonly retryMs: readonly number[];
+  private readonly gateway: 'free' | 'erc20';
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly db: Database,
+    private readonly repository: AutoRenewRepository,
+    @Inject(CHARGE_EXECUTOR) private readonly executor: ChargeExecutor | null,
+    private readonly subscriptions: SubscriptionLookup,
+    private readonly credits: SubscriptionCredits,
+    private readonly dunning: SubscriptionDunning,
+    private readonly plans: PlansService,
+    private readonly invalidations: InvalidationLog,
+  ) {
+    // Under `erc20` the keeper's executor collects the charges; without one nothing is charged.
+    super({
+      enabled: config.workersEnabled && executor !== null,
+      intervalMs: AUTO_RENEW_SWEEP_INTERVAL_MS,
+      name: 'renewal sweep',
+    });
+    this.leadMs = config.autoRenewLeadSeconds * 1000;
+    this.retryMs = config.autoRenewRetrySeconds.map((seconds) => seconds * 1000);
+    this.gateway = config.paymentGateway === 'erc20' ? 'erc20' : 'free';
+  }
+
+  protected sweep(): Promise<void> {
+    return this.drain(() => this.batch(), BATCH_SIZE, 'worked on due automatic renewals');
+  }
+
+  private async batch(): Promise<number> {
+    const { mandates } = await this.repository.claimDue(BATCH_SIZE, LEASE_SECONDS);
+    if (mandates.length === 0) return 0;
+    // The subscriptions are read through their cache: as of now once the barrier is passed.
+    await this.invalidations.barrier();
+    for (const mandate of mandates) {
+      try {
+        await this.work(mandate);
+      } catch (error) {
+        // The lease runs out and the mandate is tried again then.
+        this.logger.warn({
+          mandate: mandate.id,
+          msg: `automatic renewal failed: ${(error as Error).message}`,
+        });
+      }
+    }
+    return mandates.length;
+  }
+
+  private async work(mandate: StoredMandate): Promise<void> {
+    const subscription = await this.subscriptions.status(mandate.address as Address);
+    if (!subscription.active || subscription.currentPeriodEnd === null) {
+      return this.repository.end(undefined, mandate.id, 'subscription_ended');
+    }
+    const periodEnd = new Date(subscription.currentPeriodEnd);
+    if (subscription.cancelAtPeriodEnd) {
+      // Canceled: nothing to charge; once the period is over the subscription ends the mandate above.
+      return this.repository.reschedule(mandate.id, later(periodEnd), false);
+    }
+    const dueAt = new Date(periodEnd.getTime() - this.leadMs);
+    const index = dueIndex(mandate, periodEnd);
+    if (index === null || index <= (mandate.chargedThrough ?? -1)) {
+      // The period end is before the mandate starts, or not moved by the last credit yet: look again later.
+      return this.repository.reschedule(mandate.id, later(dueAt), false);
+    }
+    if (Date.now() < dueAt.getTime()) {
+      // A manual renewal moved the period end on: its charge is due later, and any failure is behind it.
+      return this.repository.reschedule(mandate.id, dueAt, true);
+    }
+    if (index >= mandate.periods) {
+      return this.stop(
+        mandate,
+        'mandate_ended',
+        'The mandate has no period left: register a new one to go on renewing automatically.',
+      );
+    }
+    const plan = await this.plans.find(subscription.plan.id);
+    const priceChanged = this.gateway === 'erc20' && plan.pricePerPeriod !== BigInt(mandate.amountMinor);
+    if (priceChanged || plan.periodSeconds !== mandate.periodSeconds) {
+      return this.stop(
+        mandate,
+        'terms_changed',
+        "The plan's price or period is no longer the mandate's: register a new mandate with the plan's terms.",
+      );
+    }
+    const outcome = await this.executor!.charge({
+      mandateHash: (mandate.mandateHash ?? `0x${'0'.repeat(64)}`) as Hex,
+      mandate: toMandate(mandate),
+      signature: (mandate.signature ?? '0x') as Hex,
+      periodIndex: BigInt(index),
+    });
+    await this.record(mandate, index, periodEnd, outcome);
+  }
+
+  private async record(
+    mandate: StoredMandate,
+    index: number,
+    periodEnd: Date,
+    outcome: ChargeOutcome,
+  ): Promise<void> {
+    switch (outcome.kind) {
+      case 'charged':
+        return this.credit(mandate, index, outcome);
+      case 'pending':
+        return this.repository.reschedule(mandate.id, new Date(Date.now() + PENDING_RECHECK_MS), false);
+      case 'failed':
+        break;
+    }
+    const { failure, detail, retryable } = outcome;
+    if (failure === 'period_not_started')
+      return this.repository.reschedule(mandate.id, later(periodEnd), false);
+    if (failure === 'already_charged') {
+      // Charged by someone else's call: the executor reports it as charged once it has reconciled the transfer.
+      return this.repository.reschedule(mandate.id, new Date(Date.now() + PENDING_RECHECK_MS), false);
+    }
+    if (!retryable || STOPPING.has(failure)) return this.stop(mandate, failure, detail);
+    const delay = this.retryMs[Math.min(mandate.attempts, this.retryMs.length - 1)]!;
+    const nextChargeAt = new Date(Date.now() + delay);
+    await this.db.transaction(async (tx) => {
+      await this.dunning.paymentFailed(tx, mandate.address, periodEnd, {
+        reason: failure,
+        message: detail,
+        nextAttemptAt: nextChargeAt,
+      });
+      await this.repository.recordFailure(
+        tx,
+        mandate.id,
+        { reason: failure, message: detail, nextChargeAt },
+        null,
+      );
+    });
+  }
+
+  /** Credits a collected period, once: `charged_through` and the payment's unique transfer both refuse a second. */
+  private async credit(
+    mandate: StoredMandate,
+    index: number,
+    outcome: Extract<ChargeOutcome, { kind: 'charged' }>,
+  ): Promise<void> {
+    const write = (credit: boolean) =>
+      this.db.transaction(async (tx) => {
+        if (!(await this.repository.markCharged(tx, mandate.id, index))) return;
+        if (!credit) return;
+        const renewed: SubscriptionDto = await this.credits.creditPayment(
+          tx,
+          {
+            address: mandate.address,
+            actor: 'system',
+            source: this.gateway,
+            periods: 1,
+            periodSeconds: mandate.periodSeconds,
+          },
+          { amountMinor: outcome.amountMinor, transfer: outcome.transfer },
+        );
+        const nextEnd = Date.parse(renewed.currentPeriodEnd!);
+        await this.repository.scheduleNext(tx, mandate.id, new Date(nextEnd - this.leadMs));
+      });
+    try {
+      await write(true);
+    } catch (error) {
+      // The transfer was credited already (a manual renewal citing it): the period is paid, mark it so.
+      if (!(error instanceof ApiError && error.code === 'payment_already_used')) throw error;
+      await write(false);
+      await this.repository.reschedule(mandate.id, new Date(), true);
+    }
+  }
+
+  /** The mandate can no longer charge: the subscription is canceled at its period end, and the mandate ended. */
+  private async stop(mandate: StoredMandate, reason: string, message: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await this.dunning.stopRenewal(tx, mandate.address, { reason, message });
+      await this.repository.end(tx, mandate.id, reason);
+    });
+  }
+}
+
+/** The mandate's period index that follows a subscription period ending at `periodEnd`; null before its start. */
+export function dueIndex(
+  mandate: Pick<StoredMandate, 'startAt' | 'periodSeconds'>,
+  periodEnd: Date,
+): number | null {
+  const sinceStart = periodEnd.getTime() - mandate.startAt.getTime();
+  if (sinceStart < 0) return null;
+  return Math.floor(sinceStart / (mandate.periodSeconds * 1000));
+}
+
+/** `at`, or a minute from now if that is sooner: a mandate is never looked at again in the same breath. */
+function later(at: Date): Date {
+  return new Date(Math.max(at.getTime(), Date.now() + 60_000));
+}
+
+function toMandate(mandate: StoredMandate): Mandate {
+  const zero = '0x0000000000000000000000000000000000000000' as Address;
+  return {
+    payer: mandate.address as Address,
+    token: (mandate.token ?? zero) as Address,
+    payee: (mandate.payee ?? zero) as Address,
+    amount: BigInt(mandate.amountMinor),
+    periodSeconds: BigInt(mandate.periodSeconds),
+    start: BigInt(Math.floor(mandate.startAt.getTime() / 1000)),
+    periods: BigInt(mandate.periods),
+    salt: (mandate.salt ?? `0x${'0'.repeat(64)}`) as Hex,
+  };
+}

@@ -1,0 +1,8 @@
+import { ChargeExecutor, type ChargeOutcome } from './charge-executor.js';
+
+/** `PAYMENT_GATEWAY=free`: every period is collected as a zero payment, so the whole flow runs without a chain. */
+export class FreeChargeExecutor extends ChargeExecutor {
+  charge(): Promise<ChargeOutcome> {
+    return Promise.resolve({ kind: 'charged', amountMinor: 0n, transfer: null });
+  }
+}

@@ -1,0 +1,277 @@
+import { ChargeExecutor, type ChargeOutcome, type DueCharge } from '../src/auto-renew/charge-executor.js';
+import { http } from './utils/http.js';
+import { until } from './utils/receiver.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { login, type WalletSession } from './utils/wallet.js';
+
+/** Periods of 8 s whose charge is due 4 s before their end: a renewal comes within a sweep round or two. */
+const SHORT = { SUBSCRIPTION_PERIOD_SECONDS: '8', AUTO_RENEW_LEAD_SECONDS: '4' };
+/** A sweep round (5 s) and a period, with room for a busy machine. */
+const WAIT = 60_000;
+
+interface ListedEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Test-only: collects `free` periods as zero payments like the real `free` executor, unless an outcome was queued
+ * for the next charge; records every charge it is asked for.
+ */
+class ScriptedChargeExecutor extends ChargeExecutor {
+  readonly asked: DueCharge[] = [];
+  private readonly queued: ChargeOutcome[] = [];
+
+  next(...outcomes: ChargeOutcome[]): void {
+    this.queued.push(...outcomes);
+  }
+
+  charge(due: DueCharge): Promise<ChargeOutcome> {
+    this.asked.push(due);
+    return Promise.resolve(this.queued.shift() ?? { kind: 'charged', amountMinor: 0n, transfer: null });
+  }
+}
+
+async function events(app: TestApp, session: WalletSession, type: string): Promise<ListedEvent[]> {
+  const listed = await http(app.url).get(`/events?type=${type}&limit=200`, { token: session.token });
+  expect(listed.status).toBe(200);
+  return listed.body as ListedEvent[];
+}
+
+async function status(app: TestApp, session: WalletSession): Promise<Record<string, any>> {
+  const answer = await http(app.url).get('/subscriptions/status', { token: session.token });
+  expect(answer.status).toBe(200);
+  return answer.body as Record<string, any>;
+}
+
+/** A signed-in wallet with a running subscription and automatic renewal enabled. */
+async function subscribedWithAutoRenew(app: TestApp): Promise<{ session: WalletSession; end: string }> {
+  const session = await login(app.url);
+  const renewed = await http(app.url).post('/subscriptions/renew', { token: session.token, body: {} });
+  expect(renewed.status).toBe(200);
+  const enabled = await http(app.url).post('/subscriptions/auto-renew', { token: session.token, body: {} });
+  expect(enabled.status).toBe(200);
+  return { session, end: renewed.body.currentPeriodEnd as string };
+}
+
+describe('automatic renewal under free', () => {
+  let app: TestApp;
+  const executor = new ScriptedChargeExecutor();
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: { ...SHORT, AUTO_RENEW_RETRY_SECONDS: '3600', SUBSCRIPTION_GRACE_HOURS: '1' },
+      chargeExecutor: executor,
+    });
+  });
+  afterAll(() => app.close());
+
+  it('offers its terms in GET /subscriptions/plan', async () => {
+    const plan = await http(app.url).get('/subscriptions/plan');
+    expect(plan.body.autoRenew).toEqual({
+      gateway: 'free',
+      chainId: null,
+      charger: null,
+      token: null,
+      payee: null,
+      amount: '0',
+      periodSeconds: 8,
+    });
+  });
+
+  it('registers, renews each period at its end with a zero payment, and stops when disabled', async () => {
+    const session = await login(app.url);
+    const api = http(app.url);
+    const refused = await api.post('/subscriptions/auto-renew', { token: session.token, body: {} });
+    expect(refused.status).toBe(409);
+    expect(refused.body.details.code).toBe('subscription_not_active');
+
+    const renewed = await api.post('/subscriptions/renew', { token: session.token, body: {} });
+    const firstEnd = Date.parse(renewed.body.currentPeriodEnd as string);
+    expect(renewed.body.autoRenew).toEqual({
+      enabled: false,
+      nextChargeAt: null,
+      amount: null,
+      token: null,
+      endsAt: null,
+      failure: null,
+    });
+    const signed = await api.post('/subscriptions/auto-renew', {
+      token: session.token,
+      body: { mandate: { payer: session.address } },
+    });
+    expect(signed.status).toBe(400);
+
+    const enabled = await api.post('/subscriptions/auto-renew', {
+      token: session.token,
+      body: { periods: 12 },
+    });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.autoRenew).toEqual({
+      enabled: true,
+      nextChargeAt: new Date(firstEnd - 4000).toISOString(),
+      amount: '0',
+      token: null,
+      endsAt: new Date(Math.floor(firstEnd / 1000) * 1000 + 12 * 8000).toISOString(),
+      failure: null,
+    });
+
+    // Two periods renewed by the service, each from the end of the one before.
+    await until(
+      async () => (await events(app, session, 'subscription.renewed')).length >= 3,
+      WAIT,
+      'two renewals',
+    );
+    const renewals = (await events(app, session, 'subscription.renewed')).reverse();
+    expect(renewals.map((event) => event.data.previousPeriodEnd)).toEqual([
+      null,
+      new Date(firstEnd).toISOString(),
+      new Date(firstEnd + 8000).toISOString(),
+    ]);
+    expect(renewals[1]!.data.payment).toMatchObject({ gateway: 'free', amount: '0', txHash: null });
+    const history = await api.get('/subscriptions/history', { token: session.token });
+    expect(history.body.filter((entry: { actor: string }) => entry.actor === 'system')).not.toHaveLength(0);
+    const charged = executor.asked.filter(
+      (due) => due.mandate.payer.toLowerCase() === session.address.toLowerCase(),
+    );
+    expect(charged.slice(0, 2).map((due) => due.periodIndex)).toEqual([0n, 1n]);
+
+    const disabled = await api.post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.autoRenew.enabled).toBe(false);
+    const again = await api.post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
+    expect(again.status).toBe(404);
+    expect(again.body.details.code).toBe('auto_renew_not_enabled');
+  });
+
+  it('a manual renewal moves the due period on: it is never charged twice', async () => {
+    const { session, end } = await subscribedWithAutoRenew(app);
+    const manual = await http(app.url).post('/subscriptions/renew', { token: session.token, body: {} });
+    expect(manual.body.currentPeriodEnd).toBe(new Date(Date.parse(end) + 8000).toISOString());
+    await until(
+      async () => (await events(app, session, 'subscription.renewed')).length >= 3,
+      WAIT,
+      'a renewal',
+    );
+    const mine = executor.asked.filter(
+      (due) => due.mandate.payer.toLowerCase() === session.address.toLowerCase(),
+    );
+    // Period 0 was paid by hand: the first automatic charge is period 1.
+    expect(mine[0]!.periodIndex).toBe(1n);
+    await http(app.url).post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
+  });
+
+  it('a failed charge is past_due with its reason, retried at once on request, then recovered', async () => {
+    executor.next({
+      kind: 'failed',
+      failure: 'insufficient_allowance',
+      detail:
+        'The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for 5 USDC.',
+      retryable: true,
+    });
+    const { session } = await subscribedWithAutoRenew(app);
+    await until(async () => (await status(app, session)).status === 'past_due', WAIT, 'past_due');
+    const pastDue = await status(app, session);
+    expect(pastDue.active).toBe(true);
+    expect(pastDue.autoRenew.failure).toMatchObject({ reason: 'insufficient_allowance' });
+    const [failed] = await events(app, session, 'subscription.payment_failed');
+    expect(failed!.data).toMatchObject({
+      status: 'past_due',
+      reason: 'insufficient_allowance',
+      message: expect.stringContaining('approve the charging contract'),
+    });
+    // The next attempt per AUTO_RENEW_RETRY_SECONDS (an hour), unless asked now.
+    expect(Date.parse(failed!.data.nextAttemptAt as string)).toBeGreaterThan(Date.now() + 3_000_000);
+
+    const retry = await http(app.url).post('/subscriptions/auto-renew/retry', {
+      token: session.token,
+      body: {},
+    });
+    expect(retry.status).toBe(200);
+    await until(
+      async () => (await events(app, session, 'subscription.recovered')).length === 1,
+      WAIT,
+      'recovery',
+    );
+    const recovered = await status(app, session);
+    expect(recovered.status).toBe('active');
+    expect(recovered.autoRenew.failure).toBeNull();
+    const nothing = await http(app.url).post('/subscriptions/auto-renew/retry', {
+      token: session.token,
+      body: {},
+    });
+    expect(nothing.status).toBe(409);
+    await http(app.url).post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
+  });
+
+  it('a revoked mandate is a cancellation at period end, not a retry loop', async () => {
+    executor.next({
+      kind: 'failed',
+      failure: 'mandate_revoked',
+      detail: 'The payer revoked the mandate on chain.',
+      retryable: false,
+    });
+    const { session } = await subscribedWithAutoRenew(app);
+    await until(
+      async () => (await events(app, session, 'subscription.canceled')).length === 1,
+      WAIT,
+      'the cancel',
+    );
+    const [canceled] = await events(app, session, 'subscription.canceled');
+    expect(canceled!.data).toMatchObject({
+      cancelAtPeriodEnd: true,
+      immediate: false,
+      reason: 'mandate_revoked',
+    });
+    const after = await status(app, session);
+    expect(after.autoRenew.enabled).toBe(false);
+    expect(await events(app, session, 'subscription.payment_failed')).toHaveLength(0);
+  });
+});
+
+describe('automatic renewal when the grace runs out', () => {
+  let app: TestApp;
+  const executor = new ScriptedChargeExecutor();
+
+  beforeAll(async () => {
+    app = await startTestApp({
+      env: { ...SHORT, AUTO_RENEW_RETRY_SECONDS: '3600', SUBSCRIPTION_GRACE_HOURS: '0' },
+      chargeExecutor: executor,
+    });
+  });
+  afterAll(() => app.close());
+
+  it('expires with reason payment_failed', async () => {
+    executor.next({
+      kind: 'failed',
+      failure: 'insufficient_balance',
+      detail: 'Balance too low.',
+      retryable: true,
+    });
+    const { session } = await subscribedWithAutoRenew(app);
+    await until(
+      async () => (await events(app, session, 'subscription.expired')).length === 1,
+      WAIT,
+      'the expiry',
+    );
+    const [expired] = await events(app, session, 'subscription.expired');
+    expect(expired!.data).toMatchObject({ status: 'expired', reason: 'payment_failed' });
+    expect(await events(app, session, 'subscription.payment_failed')).toHaveLength(1);
+  });
+});
+
+describe('automatic renewal under operator', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { PAYMENT_GATEWAY: 'operator' } });
+  });
+  afterAll(() => app.close());
+
+  it('is not offered', async () => {
+    const session = await login(app.url);
+    const answer = await http(app.url).post('/subscriptions/auto-renew', { token: session.token, body: {} });
+    expect(answer.status).toBe(400);
+    expect(answer.body.details.code).toBe('auto_renew_unavailable');
+    expect((await http(app.url).get('/subscriptions/plan')).body.autoRenew).toBeNull();
+  });
+});
