@@ -10,10 +10,12 @@ import { AutoRenewService } from './auto-renew.service.js';
 import { AutoRenewSweeper } from './auto-renew.sweeper.js';
 import { CHARGE_EXECUTOR, type ChargeExecutor } from './charge-executor.js';
 import { FreeChargeExecutor } from './free-charge-executor.js';
+import type { Erc20ChargeExecutor } from './keeper/erc20-charge-executor.js';
+import { KEEPER_EXECUTOR, KeeperModule } from './keeper/keeper.module.js';
 
 export interface AutoRenewOptions {
   /**
-   * The executor under `erc20` (the keeper's). A test may hand in its own, under either gateway, to script the
+   * The executor; by default the keeper's under `erc20`, zero payments under `free`. A test may hand in its own, under either gateway, to script the
    * outcomes of charges.
    */
   chargeExecutor?: ChargeExecutor;
@@ -25,7 +27,7 @@ export class AutoRenewModule {
   static forRoot(options: AutoRenewOptions = {}): DynamicModule {
     return {
       module: AutoRenewModule,
-      imports: [SubscriptionsModule, PlansModule],
+      imports: [SubscriptionsModule, PlansModule, KeeperModule],
       controllers: [AutoRenewController],
       providers: [
         AutoRenewService,
@@ -33,9 +35,10 @@ export class AutoRenewModule {
         AutoRenewSweeper,
         {
           provide: CHARGE_EXECUTOR,
-          inject: [APP_CONFIG],
-          useFactory: (config: AppConfig): ChargeExecutor | null =>
-            options.chargeExecutor ?? (paymentGatewayOf(config) === 'free' ? new FreeChargeExecutor() : null),
+          inject: [APP_CONFIG, KEEPER_EXECUTOR],
+          // Under `erc20` the keeper's, null (nothing charged) when it has no key or no charging contract.
+          useFactory: (config: AppConfig, keeper: Erc20ChargeExecutor | null): ChargeExecutor | null =>
+            options.chargeExecutor ?? (paymentGatewayOf(config) === 'free' ? new FreeChargeExecutor() : keeper),
         },
       ],
     };
