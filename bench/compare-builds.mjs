@@ -65,7 +65,12 @@ async function credentials(url) {
 /** Requests per second, and the service's CPU milliseconds per request, over one run. */
 async function rate(target, duration) {
   const cpuBefore = cpuSeconds(target.pid);
-  const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration });
+  const result = await autocannon({
+    url: target.url,
+    headers: target.headers,
+    connections: CONNECTIONS,
+    duration,
+  });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.url}: errors under load`);
   const cpuMsPerRequest = ((cpuSeconds(target.pid) - cpuBefore) * 1000) / result.requests.total;
   return { rps: Math.round(result.requests.average), cpuMs: +cpuMsPerRequest.toFixed(4) };
@@ -81,7 +86,11 @@ await admin.query('CREATE DATABASE bench_before');
 await admin.query('CREATE DATABASE bench_after');
 await admin.end();
 const withDatabase = (name) => database.url.replace(/\/[^/]*$/, `/${name}`);
-const before = await startService(baselineRoot, withDatabase('bench_before'), process.env.BEFORE_NODE_OPTIONS);
+const before = await startService(
+  baselineRoot,
+  withDatabase('bench_before'),
+  process.env.BEFORE_NODE_OPTIONS,
+);
 const after = await startService(root, withDatabase('bench_after'), process.env.AFTER_NODE_OPTIONS);
 const withPid = (targets, pid) =>
   Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, { ...target, pid }]));

@@ -19,7 +19,8 @@ for (let i = 0; i < PER_ROUND; i++) {
 async function round() {
   const start = process.cpuUsage();
   for (const { message, signature } of signed) {
-    if ((await recoverMessageAddress({ message, signature })) !== account.address) throw new Error('wrong signer');
+    if ((await recoverMessageAddress({ message, signature })) !== account.address)
+      throw new Error('wrong signer');
   }
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1000 / signed.length;

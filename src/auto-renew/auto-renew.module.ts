@@ -38,7 +38,8 @@ export class AutoRenewModule {
           inject: [APP_CONFIG, KEEPER_EXECUTOR],
           // Under `erc20` the keeper's, null (nothing charged) when it has no key or no charging contract.
           useFactory: (config: AppConfig, keeper: Erc20ChargeExecutor | null): ChargeExecutor | null =>
-            options.chargeExecutor ?? (paymentGatewayOf(config) === 'free' ? new FreeChargeExecutor() : keeper),
+            options.chargeExecutor ??
+            (paymentGatewayOf(config) === 'free' ? new FreeChargeExecutor() : keeper),
         },
       ],
     };
