@@ -1,0 +1,286 @@
+import { readFileSync } from 'node:fs';
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  http as viemHttp,
+  keccak256,
+  type PublicClient,
+  toHex,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
+import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
+import { http } from './utils/http.js';
+import { until } from './utils/receiver.js';
+import { startTestApp, type TestApp } from './utils/test-app.js';
+import { login, newWallet, type WalletSession } from './utils/wallet.js';
+
+const artifact = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
+  TollgateCharger: { abi: Abi; bytecode: Hex };
+};
+
+/** 5 tokens of 6 decimals. */
+const PRICE = 5_000_000n;
+/**
+ * Real periods of 24 s whose charge is due 16 s before their end: registration fits in the 8 s before the window
+ * opens, and a late sweep round (5 s apart) on a busy machine still charges before the period ends.
+ */
+const PERIOD_SECONDS = 24;
+const LEAD_SECONDS = 16;
+/** Two periods and the round that ends the mandate, with room for a busy machine. */
+const WAIT = 200_000;
+/** Above WAIT and the set-up around it (jest's default, 180 s, is below). */
+const TEST_TIMEOUT = 300_000;
+
+interface ListedEvent {
+  type: string;
+  data: Record<string, any>;
+}
+
+let saltCounter = 0;
+const nextSalt = (): Hex => keccak256(toHex(`auto-renew-erc20-${saltCounter++}`));
+
+/**
+ * The whole automatic renewal under `erc20` on the in-process chain: the service's renewal sweep with the keeper's
+ * executor (as wired by AutoRenewModule), the charging contract and the test token, reconciled against the token's
+ * Transfer logs.
+ */
+describe('automatic renewal under erc20, charged by the keeper on chain', () => {
+  const receiver = getAddress(newWallet().address);
+  let chain: TestChain;
+  let token: TestToken;
+  let charger: Address;
+  let client: PublicClient;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    chain = await startTestChain();
+    token = await chain.deployToken('Test USD', 'TUSD', 6);
+    charger = await chain.deployContract(artifact.TollgateCharger);
+    const keeperKey = generatePrivateKey();
+    await chain.fund(privateKeyToAccount(keeperKey).address);
+    // The service's periods run on the wall clock; the contract charges period i only from its start on the chain's.
+    // The chain is moved a day ahead, so each period the service asks for has begun there (as on a real chain, where
+    // the lead is minutes, not seconds, and the keeper is asked at the period end at the latest).
+    await chain.increaseTime(86_400);
+    client = createPublicClient({ transport: viemHttp(chain.rpcUrl), cacheTime: 0 });
+    app = await startTestApp({
+      env: {
+        ...erc20PaymentEnv(chain, token, receiver, PRICE),
+        SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
+        AUTO_RENEW_LEAD_SECONDS: String(LEAD_SECONDS),
+        AUTO_RENEW_RETRY_SECONDS: '3600',
+        AUTO_RENEW_CHARGER_ADDRESS: charger,
+        KEEPER_PRIVATE_KEY: keeperKey,
+      },
+    });
+  });
+  afterAll(async () => {
+    // The app first (its RPC clients keep sockets to the chain), then the chain.
+    await app?.close();
+    await chain?.stop();
+  });
+
+  const api = () => http(app.url);
+
+  const events = async (session: WalletSession, type: string): Promise<ListedEvent[]> => {
+    const listed = await api().get(`/events?type=${type}&limit=200`, { token: session.token });
+    expect(listed.status).toBe(200);
+    return (listed.body as ListedEvent[]).reverse();
+  };
+
+  const status = async (session: WalletSession): Promise<Record<string, any>> => {
+    const answer = await api().get('/subscriptions/status', { token: session.token });
+    expect(answer.status).toBe(200);
+    return answer.body as Record<string, any>;
+  };
+
+  /** Every token transfer the payer made (nothing else moves its tokens here). */
+  const transfersFrom = async (payer: Address) =>
+    (
+      await client.getContractEvents({
+        address: token.address,
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        fromBlock: 'earliest',
+        toBlock: 'latest',
+      })
+    ).filter((log) => log.args.from === payer);
+
+  /** A signed-in wallet holding tokens that paid its first period by transfer, as a manual renewal does. */
+  const subscribed = async (): Promise<{ session: WalletSession; end: string; firstTx: Hex }> => {
+    const session = await login(app.url);
+    await token.mint(session.address, 10n * PRICE);
+    const firstTx = await token.transfer(session.address, receiver, PRICE);
+    const renewed = await api().post('/subscriptions/renew', {
+      token: session.token,
+      body: { payment: { txHash: firstTx } },
+    });
+    expect(renewed.status).toBe(200);
+    return { session, end: renewed.body.currentPeriodEnd as string, firstTx };
+  };
+
+  /** The mandate's terms from GET /subscriptions/plan, starting at the subscription's period end. */
+  const terms = async (session: WalletSession, end: string, periods: bigint) => {
+    const plan = await api().get('/subscriptions/plan');
+    expect(plan.status).toBe(200);
+    const offer = plan.body.autoRenew as Record<string, any>;
+    const mandate: Mandate = {
+      payer: session.address,
+      token: getAddress(offer.token as string),
+      payee: getAddress(offer.payee as string),
+      amount: BigInt(offer.amount as string),
+      periodSeconds: BigInt(offer.periodSeconds as number),
+      start: BigInt(Math.floor(Date.parse(end) / 1000)),
+      periods,
+      salt: nextSalt(),
+    };
+    return { mandate, chainId: offer.chainId as number, charger: getAddress(offer.charger as string) };
+  };
+
+  const register = (session: WalletSession, mandate: Mandate, signature: Hex) =>
+    api().post('/subscriptions/auto-renew', {
+      token: session.token,
+      body: {
+        mandate: {
+          ...mandate,
+          amount: mandate.amount.toString(),
+          periodSeconds: mandate.periodSeconds.toString(),
+          start: mandate.start.toString(),
+          periods: mandate.periods.toString(),
+        },
+        signature,
+      },
+    });
+
+  const sign = (signer: PrivateKeyAccount, offer: Awaited<ReturnType<typeof terms>>) =>
+    signer.signTypedData(mandateTypedData(offer.mandate, offer.chainId, offer.charger));
+
+  it('offers the chain, the charging contract, the token and the payee in GET /subscriptions/plan', async () => {
+    const plan = await api().get('/subscriptions/plan');
+    expect(plan.body.autoRenew).toEqual({
+      gateway: 'erc20',
+      chainId: chain.chainId,
+      charger: getAddress(charger),
+      token: getAddress(token.address),
+      payee: receiver,
+      amount: PRICE.toString(),
+      periodSeconds: PERIOD_SECONDS,
+    });
+  });
+
+  it(
+    'charges each period once on chain, moves the period end by one period, and stops when the mandate ends',
+    async () => {
+      const { session, end, firstTx } = await subscribed();
+      await token.approve(session.address, charger, 10n * PRICE);
+      const offer = await terms(session, end, 2n);
+      const enabled = await register(session, offer.mandate, await sign(session.account, offer));
+      expect(enabled.status).toBe(200);
+      expect(enabled.body.autoRenew).toMatchObject({
+        enabled: true,
+        amount: PRICE.toString(),
+        token: getAddress(token.address),
+        failure: null,
+      });
+      expect(enabled.body.autoRenew.allowanceShortfall).toBeUndefined();
+
+      // Both periods charged, then the mandate has none left: a cancel at period end, and nothing more charged.
+      await until(
+        async () => (await events(session, 'subscription.canceled')).length === 1,
+        WAIT,
+        'two charges and the end of the mandate',
+      );
+      const [canceled] = await events(session, 'subscription.canceled');
+      expect(canceled!.data).toMatchObject({ cancelAtPeriodEnd: true, reason: 'mandate_ended' });
+
+      const renewals = await events(session, 'subscription.renewed');
+      const firstEnd = Date.parse(end);
+      expect(renewals.map((event) => event.data.previousPeriodEnd)).toEqual([
+        null,
+        new Date(firstEnd).toISOString(),
+        new Date(firstEnd + PERIOD_SECONDS * 1000).toISOString(),
+      ]);
+      expect((await status(session)).currentPeriodEnd).toBe(
+        new Date(firstEnd + 2 * PERIOD_SECONDS * 1000).toISOString(),
+      );
+
+      // The chain: the manual payment and one transfer per period charged, each the payment its renewal credited.
+      const logs = await transfersFrom(session.address);
+      expect(logs.map((log) => log.args)).toEqual(
+        [0, 1, 2].map(() => ({ from: session.address, to: receiver, value: PRICE })),
+      );
+      expect(logs[0]!.transactionHash).toBe(firstTx);
+      expect(renewals.map((event) => event.data.payment.txHash)).toEqual(
+        logs.map((log) => log.transactionHash.toLowerCase()),
+      );
+      for (const [i, renewal] of renewals.entries()) {
+        expect(renewal.data.payment).toMatchObject({
+          gateway: 'erc20',
+          amount: PRICE.toString(),
+          chainId: chain.chainId,
+          payer: session.address,
+          logIndex: logs[i]!.logIndex,
+        });
+      }
+      // The automatic charges were sent to the charging contract (by the keeper), not by the payer.
+      for (const log of logs.slice(1)) {
+        const sent = await client.getTransaction({ hash: log.transactionHash });
+        expect(getAddress(sent.to!)).toBe(getAddress(charger));
+      }
+      expect(await token.balanceOf(session.address)).toBe(7n * PRICE);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it('refuses a mandate signed by another key, and one for another amount, with a clear 400', async () => {
+    const { session, end } = await subscribed();
+    const offer = await terms(session, end, 12n);
+
+    const forged = await register(session, offer.mandate, await sign(newWallet(), offer));
+    expect(forged.status).toBe(400);
+    expect(forged.body.details.code).toBe('mandate_bad_signature');
+    expect(forged.body.error).toEqual(expect.any(String));
+
+    const cheaper = { ...offer, mandate: { ...offer.mandate, amount: PRICE - 1n } };
+    const wrongAmount = await register(session, cheaper.mandate, await sign(session.account, cheaper));
+    expect(wrongAmount.status).toBe(400);
+    expect(wrongAmount.body.details.code).toBe('mandate_wrong_amount');
+    expect(wrongAmount.body.error).toEqual(expect.any(String));
+
+    expect((await status(session)).autoRenew.enabled).toBe(false);
+  });
+
+  it(
+    'without an allowance: the shortfall is reported, then past_due with a reason naming the allowance',
+    async () => {
+      const { session, end } = await subscribed();
+      const offer = await terms(session, end, 12n);
+      const enabled = await register(session, offer.mandate, await sign(session.account, offer));
+      expect(enabled.status).toBe(200);
+      expect(enabled.body.autoRenew.allowanceShortfall).toBe(PRICE.toString());
+
+      await until(async () => (await status(session)).status === 'past_due', WAIT, 'past_due');
+      const pastDue = await status(session);
+      expect(pastDue.active).toBe(true);
+      expect(pastDue.autoRenew.failure).toMatchObject({
+        reason: 'insufficient_allowance',
+        message: expect.stringMatching(/allowance/),
+      });
+      const [failed] = await events(session, 'subscription.payment_failed');
+      expect(failed!.data).toMatchObject({
+        status: 'past_due',
+        reason: 'insufficient_allowance',
+        message: expect.stringContaining('allowance is 0 TUSD, the period costs 5 TUSD'),
+      });
+      // Nothing moved but the manual payment.
+      expect(await transfersFrom(session.address)).toHaveLength(1);
+      await api().post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
+    },
+    TEST_TIMEOUT,
+  );
+});
