@@ -224,6 +224,7 @@ describe('the cached reads', () => {
     expect(owners).toEqual([
       'api-keys/api-key-lookup.service.ts',
       'auth/session-revocations.service.ts',
+      'auto-renew/mandate-reads.service.ts',
       'plans/plan-reads.service.ts',
       'subscriptions/subscription-reads.service.ts',
     ]);
@@ -235,6 +236,8 @@ describe('the cached reads', () => {
       'auth/auth.service.ts',
       // The session strategies' shared check, run by the guard after the barrier.
       'auth/strategies/session-principals.ts',
+      // Registers MandateReads with SubscriptionAutoRenew as its cached reader, which only SubscriptionLookup calls.
+      'auto-renew/auto-renew.service.ts',
       // The seam that reads a subscription and its plans: GET /subscriptions/status, and other features while
       // serving a request the guard admitted (docs/extending.md, "Depending on another feature").
       'subscriptions/subscription-lookup.service.ts',

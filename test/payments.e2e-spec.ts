@@ -126,6 +126,8 @@ describe('payments behind renew: erc20 on an in-process chain', () => {
           pricePerPeriod: '5000000',
           confirmations: 1,
         },
+        // No charging contract configured: automatic renewal is not offered.
+        autoRenew: null,
       });
     });
   });
@@ -551,6 +553,16 @@ describe('payments behind renew: free and operator', () => {
       gateway: 'free',
       periodSeconds: 2_592_000,
       erc20: null,
+      // Automatic renewal under `free`: zero payments, no chain.
+      autoRenew: {
+        gateway: 'free',
+        chainId: null,
+        charger: null,
+        token: null,
+        payee: null,
+        amount: '0',
+        periodSeconds: 2_592_000,
+      },
     });
     const user = await login(free.url);
     const renewed = await api.post('/subscriptions/renew', { token: user.token, body: {} });

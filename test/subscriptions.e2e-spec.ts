@@ -14,6 +14,15 @@ const DEFAULT_PLAN_FIELDS = {
   features: [],
   trialEnd: null,
   pendingPlan: null,
+  // Addition of automatic renewal: off until a mandate is registered.
+  autoRenew: {
+    enabled: false,
+    nextChargeAt: null,
+    amount: null,
+    token: null,
+    endsAt: null,
+    failure: null,
+  },
 };
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -375,7 +384,16 @@ describe('subscriptions over HTTP', () => {
       }
       for (const entry of entries) {
         expect(Object.keys(entry).sort()).toEqual(
-          ['actor', 'at', 'currentPeriodEnd', 'id', 'payment', 'previousPeriodEnd', 'type'].sort(),
+          [
+            'actor',
+            'at',
+            'currentPeriodEnd',
+            'id',
+            'payment',
+            'planChange',
+            'previousPeriodEnd',
+            'type',
+          ].sort(),
         );
       }
     });

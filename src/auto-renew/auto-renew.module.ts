@@ -10,6 +10,7 @@ import { AutoRenewService } from './auto-renew.service.js';
 import { AutoRenewSweeper } from './auto-renew.sweeper.js';
 import { CHARGE_EXECUTOR, type ChargeExecutor } from './charge-executor.js';
 import { FreeChargeExecutor } from './free-charge-executor.js';
+import { MandateReads } from './mandate-reads.service.js';
 import type { Erc20ChargeExecutor } from './keeper/erc20-charge-executor.js';
 import { KEEPER_EXECUTOR, KeeperModule } from './keeper/keeper.module.js';
 
@@ -33,6 +34,7 @@ export class AutoRenewModule {
         AutoRenewService,
         AutoRenewRepository,
         AutoRenewSweeper,
+        MandateReads,
         {
           provide: CHARGE_EXECUTOR,
           inject: [APP_CONFIG, KEEPER_EXECUTOR],

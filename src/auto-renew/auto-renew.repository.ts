@@ -79,6 +79,11 @@ export class AutoRenewRepository {
    */
   async replace(mandate: NewMandate): Promise<StoredMandate | null> {
     return this.db.transaction(async (tx) => {
+      // Concurrent registrations of one wallet take turns: else both find no enabled mandate to disable and the
+      // second insert breaks the one-enabled-per-wallet index (a 500 where the last registration should win).
+      await tx.run(
+        sql`SELECT pg_advisory_xact_lock(hashtextextended('auto_renew:' || ${mandate.address}, 0))`,
+      );
       await tx.run(
         sql`UPDATE auto_renew_mandates SET status = 'disabled', lease_until = NULL, updated_at = now()
             WHERE address = ${mandate.address} AND status = 'enabled'`,

@@ -21,6 +21,7 @@ import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service
 import { tracedTransport } from '../tracing/traced-transport.js';
 import { AutoRenewErrors } from './auto-renew.errors.js';
 import { AutoRenewRepository, type NewMandate, type StoredMandate } from './auto-renew.repository.js';
+import { MandateReads } from './mandate-reads.service.js';
 import { type EnableAutoRenewDto, FREE_DEFAULT_PERIODS, type MandateDto } from './dto/auto-renew.dto.js';
 import { type Mandate, mandateHash } from './mandate.js';
 
@@ -43,6 +44,7 @@ export class AutoRenewService {
     private readonly plans: PlansService,
     private readonly verifier: WalletSignatureVerifier,
     autoRenew: SubscriptionAutoRenew,
+    reads: MandateReads,
   ) {
     this.offer = autoRenewOfferOf(config);
     this.leadMs = config.autoRenewLeadSeconds * 1000;
@@ -55,7 +57,12 @@ export class AutoRenewService {
             ),
           })
         : undefined;
-    autoRenew.register((address, tx) => this.view(address, tx));
+    // Every status and entitlements read shows the automatic renewal: from a cache kept exact by the mandates'
+    // trigger, for the requests the access guard admitted (SubscriptionLookup).
+    autoRenew.register(
+      (address, tx) => this.view(address, tx),
+      async (address) => autoRenewView(await reads.findEnabled(address)),
+    );
   }
 
   /** Registers the automatic renewal of `address`'s subscription, in place of any before it. */
@@ -152,8 +159,7 @@ export class AutoRenewService {
 
   /** The automatic renewal as the subscription object shows it. */
   async view(address: string, tx?: SqlExecutor): Promise<AutoRenewDto> {
-    const mandate = await this.repository.findEnabled(address, tx);
-    return mandate === null ? AUTO_RENEW_OFF : autoRenewDto(mandate);
+    return autoRenewView(await this.repository.findEnabled(address, tx));
   }
 
   private async allowance(
@@ -218,6 +224,10 @@ function checkTerms(
 }
 
 /** A stored mandate as the subscription object shows it. */
+function autoRenewView(mandate: StoredMandate | null): AutoRenewDto {
+  return mandate === null ? AUTO_RENEW_OFF : autoRenewDto(mandate);
+}
+
 export function autoRenewDto(mandate: StoredMandate): AutoRenewDto {
   const endsAt = new Date(mandate.startAt.getTime() + mandate.periods * mandate.periodSeconds * 1000);
   return {

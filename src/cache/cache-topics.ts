@@ -1,6 +1,6 @@
 /**
  * The invalidation topics: the database triggers write them (migrations CacheInvalidationTriggers,
- * CredentialCreatorsAndCutoffs and PlanCacheInvalidations call `invalidate_cache(topic, key)`), and each cache
+ * CredentialCreatorsAndCutoffs, PlanCacheInvalidations and MandateCacheInvalidations call `invalidate_cache(topic, key)`), and each cache
  * listens under one. Migrations are history and keep their literal text; test/cache-coherence.e2e-spec.ts reads the
  * trigger functions from the database and fails unless they write exactly these topics.
  */
@@ -15,6 +15,8 @@ export const CACHE_TOPICS = {
   subscription: 'subscription',
   /** Any change of a stored plan (name, features, archive, terms); key: the plan id. */
   plan: 'plan',
+  /** A change of what a subscription object shows of a wallet's automatic renewal; key: the lowercase address. */
+  mandate: 'auto_renew',
 } as const;
 
 export type CacheTopic = (typeof CACHE_TOPICS)[keyof typeof CACHE_TOPICS];

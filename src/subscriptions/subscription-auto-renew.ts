@@ -26,12 +26,21 @@ export type AutoRenewReader = (address: string, tx?: SqlExecutor) => Promise<Aut
 @Injectable()
 export class SubscriptionAutoRenew {
   private reader: AutoRenewReader = () => Promise.resolve(AUTO_RENEW_OFF);
+  private cachedReader: (address: string) => Promise<AutoRenewDto> = (address) => this.reader(address);
 
-  register(reader: AutoRenewReader): void {
+  /** `cached`: the same answer from a cache kept exact as of the access guard's barrier (SubscriptionLookup). */
+  register(reader: AutoRenewReader, cached?: (address: string) => Promise<AutoRenewDto>): void {
     this.reader = reader;
+    this.cachedReader = cached ?? ((address) => reader(address));
   }
 
+  /** Read from the database: for jobs and write paths (in `tx` when the object is built in one). */
   of(address: string, tx?: SqlExecutor): Promise<AutoRenewDto> {
     return this.reader(address, tx);
+  }
+
+  /** Read through the cache: only while serving a request the access guard admitted. */
+  ofCached(address: string): Promise<AutoRenewDto> {
+    return this.cachedReader(address);
   }
 }

@@ -26,7 +26,7 @@ export class SubscriptionLookup {
     const plans = await plansOf(
       subscription,
       (id) => this.plans.find(id),
-      (wallet) => this.autoRenew.of(wallet),
+      (wallet) => this.autoRenew.ofCached(wallet),
     );
     const now = new Date();
     return subscription === null

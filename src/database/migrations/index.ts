@@ -18,6 +18,7 @@ import { PlanCacheInvalidations1795813492766 } from './1795813492766-PlanCacheIn
 import { KeeperCharges1795814290409 } from './1795814290409-KeeperCharges.js';
 import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTrials.js';
 import { AutoRenew1795816978514 } from './1795816978514-AutoRenew.js';
+import { MandateCacheInvalidations1795820000000 } from './1795820000000-MandateCacheInvalidations.js';
 import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
 
 /**
@@ -45,5 +46,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   KeeperCharges1795814290409,
   SubscriptionTrials1795814548321,
   AutoRenew1795816978514,
+  MandateCacheInvalidations1795820000000,
   SubscriptionPlanChanges1795900000000,
 ];
