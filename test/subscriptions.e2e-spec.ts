@@ -197,6 +197,8 @@ describe('subscriptions over HTTP', () => {
           previousPeriodEnd: null,
           currentPeriodEnd: body.currentPeriodEnd,
           payment: FREE_PAYMENT,
+          // Addition of plan changes: null on other entries.
+          planChange: null,
         },
       ]);
       const payments = await c.rows('payments', user.address);

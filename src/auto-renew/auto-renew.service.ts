@@ -138,13 +138,13 @@ export class AutoRenewService {
       };
     }
     if ((await this.repository.replace(mandate)) === null) throw AutoRenewErrors.mandateInUse();
-    return this.subscriptions.status(address);
+    return this.after(address);
   }
 
   /** Stops it: no further charge. The paid period runs to its end. */
   async disable(address: Address): Promise<SubscriptionDto> {
     if (!(await this.repository.disable(storageAddress(address)))) throw AutoRenewErrors.notEnabled();
-    return this.subscriptions.status(address);
+    return this.after(address);
   }
 
   /** Tries a failed charge again at the sweep's next round (after the payer fixed what stood in the way). */
@@ -154,7 +154,16 @@ export class AutoRenewService {
       if ((await this.repository.findEnabled(owner)) === null) throw AutoRenewErrors.notEnabled();
       throw AutoRenewErrors.nothingToRetry();
     }
-    return this.subscriptions.status(address);
+    return this.after(address);
+  }
+
+  /**
+   * The subscription after this request's own change of its mandate: the lookup's cache answers as of the request's
+   * arrival, which this change came after, so the automatic renewal is read from the database.
+   */
+  private async after(address: Address): Promise<SubscriptionDto> {
+    const subscription = await this.subscriptions.status(address);
+    return { ...subscription, autoRenew: await this.view(storageAddress(address)) };
   }
 
   /** The automatic renewal as the subscription object shows it. */
