@@ -25,7 +25,7 @@ describe('a connection budget exceeded', () => {
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${role} WITH (FORCE)`);
     await admin.query(`DROP ROLE IF EXISTS ${role}`);
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT 1`);
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' CONNECTION LIMIT 2`);
     await admin.query(`CREATE DATABASE ${role} OWNER ${role}`);
     const target = new URL(process.env.TEST_ADMIN_DATABASE_URL!);
     target.username = role;
@@ -41,8 +41,10 @@ describe('a connection budget exceeded', () => {
   });
 
   it('retries at start while no slot is free, saying so, and starts once one is', async () => {
-    const holder = asRole();
-    await holder.connect();
+    // A process takes DATABASE_POOL_SIZE connections and one session of its own (presence lock, LISTEN): with
+    // both of the role's two slots held, neither can be had.
+    const holders = [asRole(), asRole()];
+    for (const holder of holders) await holder.connect();
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     service = await spawnServiceProcess({
@@ -61,7 +63,7 @@ describe('a connection budget exceeded', () => {
     expect(service.child.exitCode).toBeNull();
     expect(output()).toContain('too_many_connections');
     expect(output()).not.toContain('cannot be reached');
-    await holder.end();
+    for (const holder of holders) await holder.end();
     await until(
       async () => {
         try {
