@@ -13,7 +13,7 @@ function defaultCell(declared: Setting<unknown>): string {
   return declared.default === undefined ? 'unset' : `\`${String(declared.default)}\``;
 }
 
-/** The README's configuration table, one row per setting, aligned the way prettier aligns Markdown tables. */
+/** docs/configuration.md's table, one row per setting, aligned the way prettier aligns Markdown tables. */
 export function renderConfigTable(settings: Record<string, Setting<unknown>> = SETTINGS): string {
   const rows = [
     ['Variable', 'Default', 'Meaning'],
@@ -30,14 +30,14 @@ export function renderConfigTable(settings: Record<string, Setting<unknown>> = S
   return [line(header!), line(widths.map((width) => '-'.repeat(width))), ...body.map(line)].join('\n');
 }
 
-/** `readme` with the text between the table markers replaced by the current table. */
-export function withConfigTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
+/** `page` with the text between the table markers replaced by the current table. */
+export function withConfigTable(page: string): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
   if (start === -1 || end < start) {
-    throw new Error(`README.md lacks the configuration table markers (${TABLE_START} … ${TABLE_END})`);
+    throw new Error(`the page lacks the configuration table markers (${TABLE_START} … ${TABLE_END})`);
   }
-  return `${readme.slice(0, start + TABLE_START.length)}\n\n${renderConfigTable()}\n\n${readme.slice(end)}`;
+  return `${page.slice(0, start + TABLE_START.length)}\n\n${renderConfigTable()}\n\n${page.slice(end)}`;
 }
 
 const ENV_EXAMPLE_HEADER = `# Every setting of Tollgate, generated from src/config/settings.ts (npm run docs:config). The service reads the

@@ -13,16 +13,16 @@ export class InvalidSetting extends Error {}
  */
 export type Parser<T> = (raw: string, name: string) => T | undefined;
 
-/** One setting, described once: the typed AppConfig, the validation and the README table all come from it. */
+/** One setting, described once: the typed AppConfig, the validation and docs/configuration.md's table all come from it. */
 export interface Setting<T> {
   /** The environment variable. */
   readonly env: string;
   readonly parse: Parser<T>;
   /** Used when the variable is unset (or empty, for the parsers that say so); a function when computed at start. */
   readonly default: T | (() => T);
-  /** The README's "Default" cell, when the default is computed or not worth printing as a literal. */
+  /** The configuration table's "Default" cell, when the default is computed or not worth printing as a literal. */
   readonly defaultDoc?: string;
-  /** The README's "Meaning" cell (Markdown, one line). */
+  /** The configuration table's "Meaning" cell (Markdown, one line). */
   readonly doc: string;
 }
 

@@ -34,10 +34,10 @@ export type PaymentGatewayName = (typeof PAYMENT_GATEWAYS)[number];
 
 /**
  * Every setting of the service, each described once. `AppConfig` (its type and its values), the validation at start
- * and the README's configuration table are all derived from this list.
+ * and docs/configuration.md's table are all derived from this list.
  *
  * To add a setting, add one entry here: the AppConfig key, then `setting({ env, parse, default, doc })` with a
- * parser from `./setting.ts` (or a new one there). Then run `npm run docs:config` to rewrite the README table; a
+ * parser from `./setting.ts` (or a new one there). Then run `npm run docs:config` to rewrite docs/configuration.md's table; a
  * unit test fails while the table is stale. The order here is the table's order.
  */
 export const SETTINGS = {
