@@ -6,7 +6,7 @@
 // BEFORE_NODE_OPTIONS / AFTER_NODE_OPTIONS add node options to one side: with BASELINE_ROOT=. the same build with and
 // without a preload (bench/request-context.mjs). Each round also reads the service process's CPU time (user + system,
 // /proc), so the CPU per request is reported beside the rate: on a shared machine it moves far less than the rate.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
+import { cpuSeconds, postJson as post } from './api.mjs';
 import { startService as startBenchService } from './service.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,21 +27,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Each build as its own `npm start` runs it (its node flags), default settings. */
 const startService = (checkout, databaseUrl, nodeOptions) =>
   startBenchService({ checkout, databaseUrl, env: nodeOptions ? { NODE_OPTIONS: nodeOptions } : {} });
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux): fields 14 and 15, in clock ticks. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function post(url, path, body, token) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { body: await response.json(), cookie: response.headers.get('set-cookie')?.split(';')[0] };
-}
 
 /** A session, a read-only key and a subscription on one instance: the three ways to read a status. */
 async function credentials(url) {

@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { runMigrations } from '../dist/src/database/migrate.js';
+import { createKey, signIn } from './api.mjs';
 import { startService } from './service.mjs';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -24,32 +25,6 @@ const CHECKOUT = process.env.BENCH_CHECKOUT;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.timeOrigin + performance.now();
-
-async function login(url, account) {
-  const nonce = await (
-    await fetch(`${url}/auth/nonce`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: account.address }),
-    })
-  ).json();
-  const signature = await account.signMessage({ message: nonce.message });
-  const response = await fetch(`${url}/auth/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address: account.address, signature, message: nonce.message }),
-  });
-  return (await response.json()).token;
-}
-
-async function createKey(url, token) {
-  const response = await fetch(`${url}/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ label: 'bench', scopes: ['SUBSCRIPTIONS_MANAGE'] }),
-  });
-  return (await response.json()).key;
-}
 
 /** Committed transactions per second in the bench's database over `seconds`, less the two reads of the counter. */
 async function statementsPerSecond(client, database, seconds) {
@@ -125,7 +100,7 @@ async function main() {
   const results = {};
   let b;
   try {
-    const key = await createKey(a.url, await login(a.url, operator));
+    const key = await createKey(a.url, (await signIn(a.url, operator)).token, ['SUBSCRIPTIONS_MANAGE']);
     // The instance in its running state: a few deliveries through it before measuring.
     const renewAndWait = async (url, address) => {
       const sent = now();

@@ -2,7 +2,7 @@
 // of the service on one embedded PostgreSQL, one with METRICS_PORT (its /metrics scraped every second, far more
 // often than Prometheus would) and one without, driven alternately by autocannon in rounds so that the shared
 // machine's drift hits both alike. Reports requests/s and CPU time per request read from /proc for each.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -11,6 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
+import { cpuSeconds, createKey, postJson, signIn } from './api.mjs';
 import { startService as startBenchService } from './service.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -20,29 +21,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const startService = (databaseUrl, env) =>
   startBenchService({ databaseUrl, env: { WEBHOOK_WORKERS: 'false', ...env } });
 
-/** utime + stime of a process, in seconds (clock ticks are 1/100 s on Linux). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
+/** A new wallet, signed in, with a read-only key and a subscription. */
 async function login(url) {
   const account = privateKeyToAccount(generatePrivateKey());
-  const post = (path, body, token) =>
-    fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    }).then((response) => response.json());
-  const nonce = await post('/auth/nonce', { address: account.address });
-  const signature = await account.signMessage({ message: nonce.message });
-  const { token } = await post('/auth/verify', {
-    address: account.address,
-    signature,
-    message: nonce.message,
-  });
-  const { key } = await post('/api-keys', { label: 'bench', scopes: ['READ_ONLY'] }, token);
-  await post('/subscriptions/renew', {}, token);
+  const { token } = await signIn(url, account);
+  const key = await createKey(url, token, ['READ_ONLY']);
+  await postJson(url, '/subscriptions/renew', {}, token);
   return { address: account.address, key };
 }
 

@@ -27,6 +27,7 @@ import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
 import { ratioChart } from './chart.mjs';
 import { benchDelivery, NOISE_LIMIT, spread, startReceiver } from './delivery.mjs';
+import { createKey, signIn as login } from './api.mjs';
 import { nodeFlags, startService as startBenchService } from './service.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
@@ -185,33 +186,6 @@ async function alternate(targets, rounds) {
     }
   }
   return runs.map(combine);
-}
-
-async function login(url, account) {
-  const nonce = await (
-    await fetch(`${url}/auth/nonce`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: account.address }),
-    })
-  ).json();
-  const signature = await account.signMessage({ message: nonce.message });
-  const response = await fetch(`${url}/auth/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address: account.address, signature, message: nonce.message }),
-  });
-  const body = await response.json();
-  return { token: body.token, cookie: response.headers.get('set-cookie').split(';')[0] };
-}
-
-async function createKey(url, token, scopes) {
-  const response = await fetch(`${url}/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ label: 'bench', scopes }),
-  });
-  return (await response.json()).key;
 }
 
 async function renew(url, token, address, plan) {

@@ -15,9 +15,9 @@
 // instance must apply), both by wrk (one process per instance, one thread). Delivery workers are off in the
 // instances (WEBHOOK_WORKERS=false): their polling is not coordination and is measured elsewhere.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg, tmpdir, userInfo } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -26,6 +26,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startEmbeddedPostgres } from '../dist/src/database/embedded-postgres.js';
 import { runMigrations } from '../dist/src/database/migrate.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
+import { signIn } from './api.mjs';
+import { PGBOUNCER, startPgBouncer } from '../test/utils/pgbouncer.mjs';
 import { startService } from './service.mjs';
 
 const COUNTS = (process.env.SCALE_INSTANCES ?? '1,2,4,8').split(',').map(Number);
@@ -35,7 +37,6 @@ const WRITE_CONNECTIONS = Number(process.env.SCALE_WRITE_CONNECTIONS ?? 8);
 const POOLER = process.env.SCALE_POOLER ?? 'none';
 const POOL_SIZE = process.env.SCALE_POOL_SIZE;
 const SERVER_POOL = Number(process.env.SCALE_SERVER_POOL ?? 20);
-const PGBOUNCER = '/usr/sbin/pgbouncer';
 const root = new URL('..', import.meta.url).pathname;
 const started = Date.now();
 const say = (text) => console.log(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${text}`);
@@ -149,23 +150,6 @@ end
   return path;
 }
 
-async function login(url, account) {
-  const nonce = await (
-    await fetch(`${url}/auth/nonce`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address: account.address }),
-    })
-  ).json();
-  const signature = await account.signMessage({ message: nonce.message });
-  const response = await fetch(`${url}/auth/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address: account.address, signature, message: nonce.message }),
-  });
-  return (await response.json()).token;
-}
-
 async function post(url, path, token, body) {
   const response = await fetch(`${url}${path}`, {
     method: 'POST',
@@ -176,62 +160,16 @@ async function post(url, path, token, body) {
   return response.json();
 }
 
-/** Debian's PgBouncer in transaction mode in front of `databaseUrl` (as test/pgbouncer.e2e-spec.ts starts it). */
-async function startBouncer(databaseUrl, dir) {
-  const server = new URL(databaseUrl);
-  const port = await freePort();
-  const user = decodeURIComponent(server.username);
-  chmodSync(dir, 0o777);
-  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`);
-  writeFileSync(
-    join(dir, 'pgbouncer.ini'),
-    [
-      '[databases]',
-      `* = host=${server.hostname} port=${server.port} user=${user}${server.password ? ` password=${decodeURIComponent(server.password)}` : ''}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${join(dir, 'userlist.txt')}`,
-      'pool_mode = transaction',
-      `default_pool_size = ${SERVER_POOL}`,
-      'max_client_conn = 1000',
-      `logfile = ${join(dir, 'pgbouncer.log')}`,
-      `pidfile = ${join(dir, 'pgbouncer.pid')}`,
-      '',
-    ].join('\n'),
-  );
-  for (const file of ['userlist.txt', 'pgbouncer.ini']) chmodSync(join(dir, file), 0o644);
-  const args = [...(userInfo().uid === 0 ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')];
-  const child = spawn(PGBOUNCER, args, { stdio: 'ignore' });
-  const url = new URL(databaseUrl);
-  url.port = String(port);
-  url.password = '';
-  for (let attempt = 0; ; attempt++) {
-    const probe = new pg.Client({ connectionString: url.toString() });
-    try {
-      await probe.connect();
-      await probe.query('SELECT 1');
-      await probe.end();
-      break;
-    } catch (error) {
-      await probe.end().catch(() => undefined);
-      if (attempt > 100 || child.exitCode !== null)
-        throw new Error(`pgbouncer did not start: ${error.message}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  return { url: url.toString(), child };
-}
-
 async function main() {
   if (POOLER === 'pgbouncer' && !existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing`);
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-scaling-'));
   mkdirSync(join(dir, 'pg'));
   const database = await startEmbeddedPostgres(join(dir, 'pg'), pino({ level: 'warn' }));
   await runMigrations(database.url);
-  const bouncer = POOLER === 'pgbouncer' ? await startBouncer(database.url, join(dir)) : null;
+  const bouncer =
+    POOLER === 'pgbouncer'
+      ? await startPgBouncer({ databaseUrl: database.url, serverPoolSize: SERVER_POOL, maxClients: 1000 })
+      : null;
   const serviceUrl = bouncer ? bouncer.url : database.url;
   const stats = new pg.Client({ connectionString: database.url });
   await stats.connect();
@@ -262,7 +200,7 @@ async function main() {
       `database up${bouncer ? ', PgBouncer in transaction mode in front' : ''}; starting the first instance`,
     );
     await startInstance();
-    const token = await login(instances[0].url, operator);
+    const { token } = await signIn(instances[0].url, operator);
     const readKey = (
       await post(instances[0].url, '/api-keys', token, { label: 'reads', scopes: ['READ_ONLY'] })
     ).key;
@@ -348,7 +286,7 @@ async function main() {
   } finally {
     await Promise.all(instances.map((instance) => instance.stop()));
     await stats.end();
-    if (bouncer) bouncer.child.kill('SIGINT');
+    if (bouncer) await bouncer.stop();
     await database.stop();
   }
   const name = POOLER === 'pgbouncer' ? 'scaling-pgbouncer' : 'scaling';

@@ -1,20 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, chmodSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { freePort } from '../src/common/net/free-port.js';
 import { poolConfig } from '../src/database/data-source.js';
 import { DatabaseAvailability } from '../src/database/database-availability.js';
 import { Database } from '../src/database/database.service.js';
 import { sql } from '../src/database/sql.js';
 import { http, renewalsAcrossInstances } from './utils/http.js';
 import { Receiver, until } from './utils/receiver.js';
+import { PGBOUNCER, startPgBouncer, type PgBouncer } from './utils/pgbouncer.mjs';
 import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
 import { truncateAll, workerDatabaseUrl } from './utils/test-database.js';
 import { login } from './utils/wallet.js';
 
-const PGBOUNCER = '/usr/sbin/pgbouncer';
 const available = existsSync(PGBOUNCER);
 if (!available && process.env.CI) {
   throw new Error(`${PGBOUNCER} is missing: CI installs Debian's pgbouncer (.ci/run)`);
@@ -23,89 +19,15 @@ if (!available) {
   console.warn(`skipping the PgBouncer tests: ${PGBOUNCER} is not installed (apt-get install pgbouncer)`);
 }
 
-interface Bouncer {
-  /** The test database's URL through the pooler. */
-  url: string;
-  stop(): Promise<void>;
-}
-
-/**
- * Debian's PgBouncer in transaction mode in front of the test's PostgreSQL, on a free loopback port, with a server
- * pool smaller than the instances' pools together (as in production, where that is the point of it). It refuses to
- * run as root: then it drops to `postgres`, which must be able to read its files.
- */
-async function startBouncer(databaseUrl: string): Promise<Bouncer> {
-  const server = new URL(databaseUrl);
-  const dir = mkdtempSync(join(tmpdir(), 'tollgate-pgbouncer-'));
-  chmodSync(dir, 0o777);
-  const port = await freePort();
-  const user = decodeURIComponent(server.username);
-  writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`);
-  const logfile = join(dir, 'pgbouncer.log');
-  writeFileSync(
-    join(dir, 'pgbouncer.ini'),
-    [
-      '[databases]',
-      `* = host=${server.hostname} port=${server.port} user=${user}${server.password ? ` password=${decodeURIComponent(server.password)}` : ''}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${join(dir, 'userlist.txt')}`,
-      'pool_mode = transaction',
-      'default_pool_size = 8',
-      'max_client_conn = 200',
-      `logfile = ${logfile}`,
-      `pidfile = ${join(dir, 'pgbouncer.pid')}`,
-      '',
-    ].join('\n'),
-  );
-  for (const file of ['userlist.txt', 'pgbouncer.ini']) chmodSync(join(dir, file), 0o644);
-  const args = [...(userInfo().uid === 0 ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')];
-  const child: ChildProcess = spawn(PGBOUNCER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const log = (): string => output.join('') + (existsSync(logfile) ? readFileSync(logfile, 'utf8') : '');
-  const url = new URL(databaseUrl);
-  url.port = String(port);
-  url.password = '';
-  await until(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited:\n${log()}`);
-      const probe = new pg.Client({ connectionString: url.toString() });
-      try {
-        await probe.connect();
-        await probe.query('SELECT 1');
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await probe.end().catch(() => undefined);
-      }
-    },
-    10_000,
-    'pgbouncer listening',
-  );
-  return {
-    url: url.toString(),
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGINT');
-      await exited;
-    },
-  };
-}
-
 (available ? describe : describe.skip)('behind PgBouncer in transaction mode', () => {
   let direct: string;
-  let bouncer: Bouncer;
+  let bouncer: PgBouncer;
 
   beforeAll(async () => {
     direct = await workerDatabaseUrl();
     await truncateAll(direct);
-    bouncer = await startBouncer(direct);
+    // A server pool smaller than the instances' pools together, as in production, where that is the point of it.
+    bouncer = await startPgBouncer({ databaseUrl: direct, serverPoolSize: 8, maxClients: 200 });
   });
   afterAll(async () => {
     await bouncer?.stop();
