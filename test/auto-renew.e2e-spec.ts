@@ -182,6 +182,9 @@ describe('automatic renewal under free', () => {
     });
     // The next attempt per AUTO_RENEW_RETRY_SECONDS (an hour), unless asked now.
     expect(Date.parse(failed!.data.nextAttemptAt as string)).toBeGreaterThan(Date.now() + 3_000_000);
+    // The grace ends SUBSCRIPTION_GRACE_HOURS after the period end (entitlements' `until` then, unit-tested).
+    expect(pastDue.graceEndsAt).toBe(failed!.data.graceEndsAt);
+    expect(Date.parse(pastDue.graceEndsAt!) - Date.parse(pastDue.currentPeriodEnd!)).toBe(3_600_000);
 
     const retry = await http(app.url).post('/subscriptions/auto-renew/retry', {
       token: session.token,
@@ -195,6 +198,7 @@ describe('automatic renewal under free', () => {
     );
     const recovered = await status(app, session);
     expect(recovered.status).toBe('active');
+    expect(recovered.graceEndsAt).toBeNull();
     expect(recovered.autoRenew.failure).toBeNull();
     const nothing = await http(app.url).post('/subscriptions/auto-renew/retry', {
       token: session.token,

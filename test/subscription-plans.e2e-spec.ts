@@ -21,6 +21,7 @@ const DEFAULT_FIELDS = {
   plan: { id: 'default', name: 'Default' },
   features: [],
   trialEnd: null,
+  graceEndsAt: null,
   pendingPlan: null,
 };
 

@@ -13,6 +13,7 @@ const DEFAULT_PLAN_FIELDS = {
   plan: { id: 'default', name: 'Default' },
   features: [],
   trialEnd: null,
+  graceEndsAt: null,
   pendingPlan: null,
   // Addition of automatic renewal: off until a mandate is registered.
   autoRenew: {

@@ -9,6 +9,7 @@ const inForce: SubscriptionInForce = {
   plan: pro,
   features: ['api.calls', 'export.csv'],
   currentPeriodEnd: END,
+  graceEndsAt: null,
 };
 /** Expired or cancelled: the plan is still named, its features are not in force. */
 const lapsed: SubscriptionInForce = { ...inForce, features: [] };
@@ -37,6 +38,13 @@ describe('entitlements', () => {
       until: END,
     });
     expect(entitlementsOf(lapsed)).toEqual({ address: ADDRESS, plan: pro, features: [], until: null });
+  });
+
+  it('keeps the features until the grace ends while a failed payment is retried, past the period end', () => {
+    const graceEndsAt = '2026-12-25T01:30:00.000Z';
+    const pastDue: SubscriptionInForce = { ...inForce, graceEndsAt };
+    expect(entitlementOf(pastDue, 'export.csv')).toMatchObject({ entitled: true, until: graceEndsAt });
+    expect(entitlementsOf(pastDue)).toMatchObject({ features: ['api.calls', 'export.csv'], until: graceEndsAt });
   });
 
   it('hands out copies, so a caller cannot change the cached subscription', () => {

@@ -5,6 +5,8 @@ export interface SubscriptionInForce {
   /** Non-empty only while the subscription is in force (the subscriptions room decides when). */
   readonly features: readonly string[];
   readonly currentPeriodEnd: string | null;
+  /** While a failed payment is retried, the features stay on past the period end until this. */
+  readonly graceEndsAt: string | null;
 }
 
 export interface EntitlementList {
@@ -24,8 +26,8 @@ export interface Entitlement {
 
 /**
  * Every feature in force and until when. Nothing here reads a status: the subscription's `features` are already
- * those in force now, so the state rules stay in the subscriptions room. `until` is the period end while anything
- * is in force, else null.
+ * those in force now, so the state rules stay in the subscriptions room. `until` is when they end unless renewed
+ * (the period end, or the grace's end while a failed payment is retried) while anything is in force, else null.
  */
 export function entitlementsOf(subscription: SubscriptionInForce): EntitlementList {
   const features = [...subscription.features];
@@ -33,11 +35,11 @@ export function entitlementsOf(subscription: SubscriptionInForce): EntitlementLi
     address: subscription.address,
     plan: { id: subscription.plan.id, name: subscription.plan.name },
     features,
-    until: features.length > 0 ? subscription.currentPeriodEnd : null,
+    until: features.length > 0 ? inForceUntil(subscription) : null,
   };
 }
 
-/** Whether one feature is in force; `until` is the period end while it is, else null. */
+/** Whether one feature is in force; `until` as in the list while it is, else null. */
 export function entitlementOf(subscription: SubscriptionInForce, feature: string): Entitlement {
   const entitled = subscription.features.includes(feature);
   return {
@@ -45,6 +47,10 @@ export function entitlementOf(subscription: SubscriptionInForce, feature: string
     feature,
     entitled,
     plan: { id: subscription.plan.id, name: subscription.plan.name },
-    until: entitled ? subscription.currentPeriodEnd : null,
+    until: entitled ? inForceUntil(subscription) : null,
   };
+}
+
+function inForceUntil(subscription: SubscriptionInForce): string | null {
+  return subscription.graceEndsAt ?? subscription.currentPeriodEnd;
 }

@@ -16,6 +16,7 @@ const PLAN_FIELDS = {
   plan: { id: 'default', name: 'Default' },
   features: [],
   trialEnd: null,
+  graceEndsAt: null,
   pendingPlan: null,
   autoRenew: AUTO_RENEW_OFF,
 };

@@ -92,6 +92,7 @@ function rowView(address: string, stored: StoredSubscription | null, now: Date):
     createdAt: iso(stored?.createdAt ?? null),
     updatedAt: iso(stored?.updatedAt ?? null),
     trialEnd: iso(stored?.trialEnd ?? null),
+    graceEndsAt: status === 'past_due' ? iso(stored?.graceUntil ?? null) : null,
   };
 }
 

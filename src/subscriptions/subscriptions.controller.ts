@@ -41,6 +41,7 @@ const ACTIVE_EXAMPLE: SubscriptionDto = {
   plan: { id: 'default', name: 'Default' },
   features: [],
   trialEnd: null,
+  graceEndsAt: null,
   pendingPlan: null,
   autoRenew: AUTO_RENEW_OFF,
 };
@@ -57,6 +58,7 @@ const NONE_EXAMPLE: SubscriptionDto = {
   plan: { id: 'default', name: 'Default' },
   features: [],
   trialEnd: null,
+  graceEndsAt: null,
   pendingPlan: null,
   autoRenew: AUTO_RENEW_OFF,
 };

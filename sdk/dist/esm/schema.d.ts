@@ -1233,7 +1233,7 @@ export interface components {
             plan: components["schemas"]["EntitlementPlanDto"];
             /**
              * Format: date-time
-             * @description The end of the current period while entitled (the first instant no longer covered), else null. A renewal or a plan change moves it: read again rather than caching past it.
+             * @description The end of the current period while entitled (the first instant no longer covered; while `past_due`, the end of the grace), else null. A renewal or a plan change moves it: read again rather than caching past it.
              * @example 2026-12-22T01:30:00.000Z
              */
             until: string | null;
@@ -1255,7 +1255,7 @@ export interface components {
             plan: components["schemas"]["EntitlementPlanDto"];
             /**
              * Format: date-time
-             * @description The end of the current period while any feature is in force (the first instant no longer covered), else null. A renewal or a plan change moves it: read again rather than caching past it.
+             * @description The end of the current period while any feature is in force (the first instant no longer covered; while `past_due`, the end of the grace), else null. A renewal or a plan change moves it: read again rather than caching past it.
              * @example 2026-12-22T01:30:00.000Z
              */
             until: string | null;
@@ -1912,6 +1912,12 @@ export interface components {
              */
             features: string[];
             /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
+            /**
              * @description Whether the period ended now rather than at its end.
              * @example false
              */
@@ -2023,6 +2029,12 @@ export interface components {
              *     ]
              */
             features: string[];
+            /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
             pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
@@ -2133,6 +2145,12 @@ export interface components {
              *     ]
              */
             features: string[];
+            /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
             pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
@@ -2234,6 +2252,12 @@ export interface components {
              *     ]
              */
             features: string[];
+            /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
             pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
@@ -2326,10 +2350,10 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description When the subscription expires unless paid: its period end plus SUBSCRIPTION_GRACE_HOURS.
-             * @example 2026-12-25T01:30:00.000Z
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
              */
-            graceEndsAt: string;
+            graceEndsAt: string | null;
             /**
              * @description The same in words, with what to do.
              * @example The allowance is 2 USDC and the period costs 5 USDC: approve the charging contract for at least 5 USDC.
@@ -2442,6 +2466,12 @@ export interface components {
              *     ]
              */
             features: string[];
+            /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
             pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
@@ -2575,6 +2605,12 @@ export interface components {
              *     ]
              */
             features: string[];
+            /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
             /** @description What paid for it. */
             payment: components["schemas"]["PaymentDto"];
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
@@ -2678,6 +2714,12 @@ export interface components {
              *     ]
              */
             features: string[];
+            /**
+             * Format: date-time
+             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @example null
+             */
+            graceEndsAt: string | null;
             /** @description A change of plan scheduled for the end of the current period (addition); null when none. */
             pendingPlan: components["schemas"]["PendingPlanDto"] | (never | null);
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
@@ -5669,6 +5711,7 @@ export interface operations {
                      *       "currentPeriodEnd": "2026-12-22T01:30:00.000Z",
                      *       "currentPeriodStart": "2026-11-22T01:30:00.000Z",
                      *       "features": [],
+                     *       "graceEndsAt": null,
                      *       "pendingPlan": null,
                      *       "plan": {
                      *         "id": "default",

@@ -6,8 +6,8 @@ import { PLAN_FEATURE } from '../../plans/plan.js';
 
 const ADDRESS_EXAMPLE = '0x52908400098527886E0F7030069857D2E4169EE7';
 const UNTIL_DOC =
-  'The end of the current period while entitled (the first instant no longer covered), else null. A renewal or a ' +
-  'plan change moves it: read again rather than caching past it.';
+  'The end of the current period while entitled (the first instant no longer covered; while `past_due`, the end of ' +
+  'the grace), else null. A renewal or a plan change moves it: read again rather than caching past it.';
 
 export class EntitlementsQueryDto {
   @IsOptional()

@@ -105,13 +105,6 @@ export class SubscriptionPaymentFailedDataDto extends SubscriptionDto {
       'null when no attempt is left before the grace ends.',
   })
   nextAttemptAt: string | null;
-
-  @ApiProperty({
-    format: 'date-time',
-    example: '2026-12-25T01:30:00.000Z',
-    description: 'When the subscription expires unless paid: its period end plus SUBSCRIPTION_GRACE_HOURS.',
-  })
-  graceEndsAt: string;
 }
 
 /** `subscription.payment_failed`: an automatic charge failed; the subscription is `past_due`. */

@@ -209,6 +209,18 @@ export class SubscriptionDto {
   trialEnd: string | null;
 
   @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description:
+      'While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The ' +
+      'features stay on until then; a successful charge or a renewal before it recovers the subscription from its ' +
+      'period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.',
+  })
+  graceEndsAt: string | null;
+
+  @ApiProperty({
     type: PendingPlanDto,
     nullable: true,
     description: 'A change of plan scheduled for the end of the current period (addition); null when none.',
