@@ -1,6 +1,6 @@
-import { ChargeExecutor, type ChargeOutcome, type DueCharge } from '../src/auto-renew/charge-executor.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
+import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, type WalletSession } from './utils/wallet.js';
 
@@ -12,24 +12,6 @@ const WAIT = 60_000;
 interface ListedEvent {
   type: string;
   data: Record<string, unknown>;
-}
-
-/**
- * Test-only: collects `free` periods as zero payments like the real `free` executor, unless an outcome was queued
- * for the next charge; records every charge it is asked for.
- */
-class ScriptedChargeExecutor extends ChargeExecutor {
-  readonly asked: DueCharge[] = [];
-  private readonly queued: ChargeOutcome[] = [];
-
-  next(...outcomes: ChargeOutcome[]): void {
-    this.queued.push(...outcomes);
-  }
-
-  charge(due: DueCharge): Promise<ChargeOutcome> {
-    this.asked.push(due);
-    return Promise.resolve(this.queued.shift() ?? { kind: 'charged', amountMinor: 0n, transfer: null });
-  }
 }
 
 async function events(app: TestApp, session: WalletSession, type: string): Promise<ListedEvent[]> {

@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { verifyWebhook } from '../sdk/src/index.js';
 import { Receiver, until } from './utils/receiver.js';
 import { startTcpProxy } from './utils/tcp-proxy.js';
-import { cli } from './utils/cli.js';
+import { cli, fields } from './utils/cli.js';
 import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
 
 /**
@@ -21,18 +21,6 @@ describe('the tollgate CLI against the service', () => {
 
   const { start } = runner;
   const tollgate = runner.run;
-
-  /** The `key: value` lines a command printed. */
-  function fields(stdout: string): Record<string, string> {
-    return Object.fromEntries(
-      stdout
-        .trim()
-        .split('\n')
-        .map((line) => /^(\w+):\s+(.*)$/.exec(line))
-        .filter((match) => match !== null)
-        .map((match) => [match[1]!, match[2]!]),
-    );
-  }
 
   beforeAll(async () => {
     t = await startTestApp({ env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' } });

@@ -11,7 +11,14 @@ export type WebhookEvent =
   | Schemas['ApiKeyRevokedEventDto']
   | Schemas['WebhookTestEventDto']
   | Schemas['SubscriptionExpiringEventDto']
-  | Schemas['SubscriptionTrialWillEndEventDto'];
+  | Schemas['SubscriptionTrialWillEndEventDto']
+  | Schemas['SubscriptionPaymentFailedEventDto']
+  | Schemas['SubscriptionRecoveredEventDto'];
+
+/** An automatic charge failed (`past_due`): `data.reason`, `data.message`, `data.nextAttemptAt`, `data.graceEndsAt`. */
+export type PaymentFailedEvent = Schemas['SubscriptionPaymentFailedEventDto'];
+/** A charge succeeded after failures: the subscription is `active` again (after its `subscription.renewed`). */
+export type RecoveredEvent = Schemas['SubscriptionRecoveredEventDto'];
 
 export type WebhookEventType = WebhookEvent['type'];
 

@@ -1,9 +1,11 @@
 // Compiled by `npm run check -w sdk` (and sdk/src/type-tests.spec.ts): what must compile for an integrator, and
 // the mistakes that must not.
 /* eslint-disable no-console -- examples as an integrator writes them, printing */
+import { privateKeyToAccount } from 'viem/accounts';
 import {
   apiKey,
   createTollgateClient,
+  enableAutoRenew,
   isTollgateError,
   TollgateConnectionError,
   TollgateError,
@@ -126,4 +128,14 @@ export async function guideErrors(address: string, id: string): Promise<void> {
 export async function receive(secret: string, headers: Headers, rawBody: string): Promise<void> {
   const event = await verifyWebhook(secret, headers, rawBody);
   if (event.type === 'subscription.renewed') console.log(event.data.address, event.data.currentPeriodEnd);
+  if (event.type === 'subscription.payment_failed') console.log(event.data.reason, event.data.nextAttemptAt);
+  if (event.type === 'subscription.recovered') console.log(event.data.status);
+}
+
+// docs/auto-renew.md, "From the client": a viem account signs the mandate.
+export async function renewAutomatically(key: `0x${string}`): Promise<void> {
+  const subscription = await enableAutoRenew(tollgate, { signer: privateKeyToAccount(key), periods: 12 });
+  console.log(subscription.autoRenew.nextChargeAt, subscription.autoRenew.allowanceShortfall);
+  // @ts-expect-error -- a signer of personal messages only cannot sign the mandate's typed data
+  await enableAutoRenew(tollgate, { signer: { address: '0x1', signMessage: async () => '0x' } });
 }

@@ -46,3 +46,15 @@ export function cli(serviceUrl: () => string, name: string) {
 
   return { home, environment, start, run };
 }
+
+/** The `key: value` lines a command printed. */
+export function fields(stdout: string): Record<string, string> {
+  return Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => /^(\w+):\s+(.*)$/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => [match[1]!, match[2]!]),
+  );
+}

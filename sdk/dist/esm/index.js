@@ -4,6 +4,7 @@ export { apiKey, sessionToken, authorization, } from './credentials.js';
 export { TollgateError, TollgateConnectionError, TollgateTimeoutError, isTollgateError, unwrap, } from './errors.js';
 export { entitlement, entitlements } from './entitlements.js';
 export { changePlan } from './change-plan.js';
+export { enableAutoRenew, disableAutoRenew, retryAutoRenew, autoRenewStatus, prepareAutoRenew, registerAutoRenew, signMandate, buildMandate, mandateTypedData, MANDATE_TYPES, MAX_MANDATE_PERIODS, DEFAULT_MANDATE_PERIODS, } from './auto-renew.js';
 export { signIn, DEFAULT_SIGN_IN_CHAIN_ID, } from './sign-in.js';
 export { SignInMessageError } from './siwe.js';
 export { verifyWebhook, WebhookVerificationError, } from './webhooks.js';

@@ -1,7 +1,11 @@
 import type { components } from './schema.js';
 type Schemas = components['schemas'];
 /** A delivered event, typed by its `type`: `switch (event.type)` narrows `event.data`. */
-export type WebhookEvent = Schemas['SubscriptionRenewedEventDto'] | Schemas['SubscriptionCanceledEventDto'] | Schemas['SubscriptionExpiredEventDto'] | Schemas['ApiKeyCreatedEventDto'] | Schemas['ApiKeyRevokedEventDto'] | Schemas['WebhookTestEventDto'] | Schemas['SubscriptionExpiringEventDto'] | Schemas['SubscriptionTrialWillEndEventDto'];
+export type WebhookEvent = Schemas['SubscriptionRenewedEventDto'] | Schemas['SubscriptionCanceledEventDto'] | Schemas['SubscriptionExpiredEventDto'] | Schemas['ApiKeyCreatedEventDto'] | Schemas['ApiKeyRevokedEventDto'] | Schemas['WebhookTestEventDto'] | Schemas['SubscriptionExpiringEventDto'] | Schemas['SubscriptionTrialWillEndEventDto'] | Schemas['SubscriptionPaymentFailedEventDto'] | Schemas['SubscriptionRecoveredEventDto'];
+/** An automatic charge failed (`past_due`): `data.reason`, `data.message`, `data.nextAttemptAt`, `data.graceEndsAt`. */
+export type PaymentFailedEvent = Schemas['SubscriptionPaymentFailedEventDto'];
+/** A charge succeeded after failures: the subscription is `active` again (after its `subscription.renewed`). */
+export type RecoveredEvent = Schemas['SubscriptionRecoveredEventDto'];
 export type WebhookEventType = WebhookEvent['type'];
 export type WebhookVerificationCode = 'missing_headers' | 'invalid_secret' | 'invalid_timestamp' | 'timestamp_too_old' | 'timestamp_too_new' | 'invalid_signature' | 'invalid_body';
 /** A delivery that must not be trusted; `code` says why. Answer it with a 4xx. */

@@ -8,8 +8,10 @@ import { createTollgateClient, type TollgateClient } from '../client.js';
 import { sessionToken } from '../credentials.js';
 import { TollgateConnectionError, TollgateError, unwrap } from '../errors.js';
 import type { components } from '../schema.js';
-import { DEFAULT_SIGN_IN_CHAIN_ID, signIn, type MessageSigner } from '../sign-in.js';
+import { DEFAULT_SIGN_IN_CHAIN_ID, signIn } from '../sign-in.js';
 import { SignInMessageError } from '../siwe.js';
+import { autoRenew, AUTO_RENEW_OPTIONS, AUTO_RENEW_USAGE } from './auto-renew.js';
+import { ChainError, optionalViem } from './chain.js';
 import { entitlements, ENTITLEMENTS_USAGE } from './entitlements.js';
 import { listen } from './listen.js';
 import { plans, PLANS_OPTIONS, PLANS_USAGE } from './plans.js';
@@ -83,6 +85,12 @@ period (pendingPlan); the current plan drops a scheduled change.
 
   --address <a>    the subscription to change (operators)`,
   },
+  'auto-renew': {
+    usage:
+      'auto-renew enable [--periods <n>] [--key-file <path>] [--rpc-url <url>] | status | retry | disable',
+    summary: 'renew automatically at each period end; its state; retry; stop',
+    help: AUTO_RENEW_USAGE,
+  },
   cancel: {
     usage: 'cancel [--address <a>] [--immediate]',
     summary: "cancel at the period's end (or now)",
@@ -142,10 +150,13 @@ const COMMON = `options: --url <base URL> (default: TOLLGATE_URL from the enviro
          --help, -h (also after a command: tollgate login --help) · --version
 credentials: TOLLGATE_API_KEY (environment or .env) if set, else the session stored by login.`;
 
+/** The command names' column: the longest and two spaces. */
+const NAME_WIDTH = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 2;
+
 const USAGE = `usage: tollgate <command> [options]
 
 ${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`)
+  .map(([name, command]) => `  ${name.padEnd(NAME_WIDTH)}${command.summary}`)
   .join('\n')}
 
 ${COMMON}`;
@@ -183,6 +194,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
   ...PLANS_OPTIONS,
+  ...AUTO_RENEW_OPTIONS,
 } as const;
 
 function print(line: string): void {
@@ -244,7 +256,7 @@ async function run(argv: string[]): Promise<void> {
       const chainId = chainIdOption(values['chain-id'] ?? setting('TOLLGATE_CHAIN_ID'));
       const origin = values.origin === undefined ? undefined : originOption(values.origin);
       // viem first: no prompt for a key that could not be used.
-      const accounts = await viemAccounts();
+      const accounts = await viemAccounts('login');
       const account = accountOf(accounts, await readPrivateKey(values['key-file']));
       // Said before anything is signed: a mistyped --url or a .env's TOLLGATE_URL shows here.
       log(
@@ -278,6 +290,20 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'change-plan':
       return printObject(await changePlan(authed(), positional(positionals, 1, 'plan'), address));
+    case 'auto-renew':
+      return autoRenew(
+        {
+          authed,
+          account: async () =>
+            accountOf(await viemAccounts('auto-renew enable'), await readPrivateKey(values['key-file'])),
+          rpcUrl: values['rpc-url'] ?? setting('TOLLGATE_RPC_URL'),
+          address: values.address,
+          show: printObject,
+          log,
+        },
+        sub,
+        values,
+      );
     case 'cancel': {
       const body = { ...address, immediate: values.immediate ?? false };
       return printObject(await unwrap(authed().POST('/subscriptions/cancel', { body })));
@@ -346,20 +372,15 @@ function originOption(value: string): string {
 
 type ViemAccounts = typeof import('viem/accounts');
 
-/** viem's accounts module: an optional peer dependency, needed by login only. */
-async function viemAccounts(): Promise<ViemAccounts> {
-  try {
-    return await import('viem/accounts');
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new UsageError(
-      '`tollgate login` signs with viem, which is not installed: npm install viem (an optional peer dependency ' +
-        'of @tollgate/client, left out for library users who sign with a wallet of their own)',
-    );
-  }
+/** viem's accounts module: needed by the commands that sign with a private key only. */
+function viemAccounts(command: string): Promise<ViemAccounts> {
+  return optionalViem(command, () => import('viem/accounts'));
 }
 
-function accountOf(accounts: ViemAccounts, privateKey: `0x${string}`): MessageSigner {
+function accountOf(
+  accounts: ViemAccounts,
+  privateKey: `0x${string}`,
+): ReturnType<ViemAccounts['privateKeyToAccount']> {
   try {
     return accounts.privateKeyToAccount(privateKey);
   } catch {
@@ -460,6 +481,9 @@ try {
   if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     log((error as Error).message);
     process.exitCode = 2;
+  } else if (error instanceof ChainError) {
+    log(`chain: ${error.message}`);
+    process.exitCode = 1;
   } else if (error instanceof SignInMessageError) {
     log(`refused to sign: ${error.message}`);
     process.exitCode = 1;

@@ -1,0 +1,100 @@
+import { autoRenewStatus, disableAutoRenew, MAX_MANDATE_PERIODS, prepareAutoRenew, registerAutoRenew, retryAutoRenew, signMandate, } from '../auto-renew.js';
+import { ensureAllowance } from './chain.js';
+import { UsageError } from './settings.js';
+export const AUTO_RENEW_USAGE = `auto-renew enable [--periods <n>]   renew automatically at each period end. Under the erc20 gateway it
+                                   signs a mandate with the wallet's private key (--key-file, else
+                                   TOLLGATE_PRIVATE_KEY, else a prompt) for <n> periods (1 to ${MAX_MANDATE_PERIODS},
+                                   default 12) and, when the charging contract's allowance is below
+                                   <n> × the period's amount, first approves it for that much (a
+                                   transaction from the same key: it needs gas) through --rpc-url.
+                                   Under free no key is needed (--periods: default the service's)
+auto-renew status                  enabled, next charge, amount, allowance shortfall, failure
+auto-renew retry                   after fixing a failed charge (allowance, balance): try again now
+auto-renew disable                 no further charge; the paid period runs to its end
+
+  --periods <n>      how many periods the mandate covers
+  --key-file <path>  the private key of the subscription's wallet (erc20)
+  --rpc-url <url>    a JSON-RPC endpoint of the service's chain (erc20; default TOLLGATE_RPC_URL)
+  --address <a>      another wallet's subscription (operators; under erc20 that wallet's key signs)`;
+export const AUTO_RENEW_OPTIONS = {
+    periods: { type: 'string' },
+    'rpc-url': { type: 'string' },
+};
+function periodsOption(value) {
+    if (value === undefined)
+        return undefined;
+    const periods = Number(value);
+    if (!/^[1-9][0-9]*$/.test(value) || periods > MAX_MANDATE_PERIODS) {
+        throw new UsageError(`--periods must be a whole number from 1 to ${MAX_MANDATE_PERIODS}`);
+    }
+    return periods;
+}
+/** One `key: value` line each: what a subscriber wants to know about its automatic renewal. */
+export function autoRenewLines(state) {
+    const { failure } = state;
+    return {
+        status: state.status,
+        enabled: String(state.enabled),
+        nextChargeAt: state.nextChargeAt ?? '-',
+        amount: state.amount ?? '-',
+        token: state.token ?? '-',
+        endsAt: state.endsAt ?? '-',
+        allowanceShortfall: state.allowanceShortfall ?? '0',
+        failure: failure === null ? 'none' : `${failure.reason} at ${failure.at}: ${failure.message}`,
+    };
+}
+function stateOf(subscription) {
+    return {
+        status: subscription.status,
+        currentPeriodEnd: subscription.currentPeriodEnd,
+        ...subscription.autoRenew,
+    };
+}
+export async function autoRenew(io, sub, values) {
+    const address = io.address === undefined ? {} : { address: io.address };
+    switch (sub) {
+        case 'enable':
+            return io.show(autoRenewLines(stateOf(await enable(io, periodsOption(values.periods)))));
+        case 'disable':
+            return io.show(autoRenewLines(stateOf(await disableAutoRenew(io.authed(), address))));
+        case 'retry':
+            return io.show(autoRenewLines(stateOf(await retryAutoRenew(io.authed(), address))));
+        case 'status':
+            return io.show(autoRenewLines(await autoRenewStatus(io.authed(), address)));
+        default:
+            throw new UsageError(`auto-renew enable|status|retry|disable\n\n${AUTO_RENEW_USAGE}`);
+    }
+}
+async function enable(io, periods) {
+    const client = io.authed();
+    const options = {
+        ...(io.address === undefined ? {} : { address: io.address }),
+        ...(periods === undefined ? {} : { periods }),
+    };
+    const prepared = await prepareAutoRenew(client, options);
+    const { signable } = prepared;
+    if (signable === undefined)
+        return registerAutoRenew(client, prepared, undefined, options);
+    if (io.rpcUrl === undefined) {
+        throw new UsageError('auto-renew enable under erc20 approves the charging contract on chain: pass --rpc-url <url> or set ' +
+            'TOLLGATE_RPC_URL');
+    }
+    const account = await io.account();
+    const { mandate } = signable;
+    if (account.address.toLowerCase() !== mandate.payer.toLowerCase()) {
+        throw new UsageError(`the key is ${account.address}'s; the mandate is the subscription's wallet's (${mandate.payer}) to sign`);
+    }
+    // Approved before the registration, which reads the allowance and shows any shortfall until the next charge.
+    await ensureAllowance({
+        rpcUrl: io.rpcUrl,
+        chainId: signable.chainId,
+        account,
+        token: mandate.token,
+        spender: signable.charger,
+        amount: BigInt(mandate.amount) * BigInt(mandate.periods),
+        log: io.log,
+    });
+    io.log(`signing a mandate for ${mandate.periods} periods of ${mandate.amount} from ${mandate.start} (unix s) ` +
+        `for the charging contract ${signable.charger} on chain ${signable.chainId}`);
+    return registerAutoRenew(client, prepared, await signMandate(account, signable), options);
+}

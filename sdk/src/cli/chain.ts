@@ -1,0 +1,97 @@
+/// <reference types="node" />
+// The one transaction the CLI sends itself: an ERC-20 approve from the key it signs with. viem is an optional peer
+// dependency, loaded when it is needed.
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { UsageError } from './settings.js';
+
+type Hex = `0x${string}`;
+
+/** The chain could not be reached, or the approve did not go through: exit status 1, like a refusal. */
+export class ChainError extends Error {}
+
+export interface AllowanceRequest {
+  rpcUrl: string;
+  /** The chain the service charges on: the RPC must serve it. */
+  chainId: number;
+  account: PrivateKeyAccount;
+  token: Hex;
+  spender: Hex;
+  /** The allowance wanted: approved when the current one is below it. */
+  amount: bigint;
+  log: (line: string) => void;
+}
+
+/**
+ * A module of viem, an optional peer dependency (left out for library users who sign with a wallet of their own):
+ * `optionalViem('login', () => import('viem/accounts'))`. Missing, it is a usage error that says how to install it.
+ */
+export async function optionalViem<Module>(command: string, load: () => Promise<Module>): Promise<Module> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new UsageError(
+      `\`tollgate ${command}\` signs with viem, which is not installed: npm install viem (an optional peer ` +
+        'dependency of @tollgate/client, left out for library users who sign with a wallet of their own)',
+    );
+  }
+}
+
+/**
+ * Makes `spender`'s allowance over the payer's `token` at least `amount`: reads it, and when it is less, sends an
+ * `approve(spender, amount)` from the account and waits for its receipt. Answers the approve's hash, or undefined
+ * when the allowance already sufficed. An RPC of another chain is refused before anything is sent.
+ */
+export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | undefined> {
+  const { createPublicClient, createWalletClient, erc20Abi, http } = await optionalViem(
+    'auto-renew enable',
+    () => import('viem'),
+  );
+  const { rpcUrl, account, token, spender, amount, log } = request;
+  const transport = http(rpcUrl, { retryCount: 0 });
+  const reader = createPublicClient({ transport });
+  const onChain = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message;
+      throw new ChainError(`${what} failed at ${rpcUrl}: ${reason}`);
+    }
+  };
+
+  const chainId = await onChain('reading the chain id', () => reader.getChainId());
+  if (chainId !== request.chainId) {
+    throw new UsageError(
+      `the RPC at ${rpcUrl} serves chain ${chainId}; the service charges on chain ${request.chainId}`,
+    );
+  }
+  const allowance = await onChain('reading the allowance', () =>
+    reader.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [account.address, spender],
+    }),
+  );
+  if (allowance >= amount) {
+    log(`allowance of ${spender} is ${allowance}: covers ${amount}, nothing to approve`);
+    return undefined;
+  }
+  log(`approving ${spender} for ${amount} of ${token} (allowance ${allowance}) from ${account.address}`);
+  const writer = createWalletClient({ account, transport });
+  const hash = await onChain('sending the approve', () =>
+    writer.writeContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [spender, amount],
+      chain: null,
+    }),
+  );
+  log(`approve sent: ${hash}; waiting for its receipt`);
+  const receipt = await onChain('waiting for the approve', () =>
+    reader.waitForTransactionReceipt({ hash, pollingInterval: 1_000 }),
+  );
+  if (receipt.status !== 'success') throw new ChainError(`the approve ${hash} reverted`);
+  return hash;
+}
