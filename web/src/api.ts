@@ -26,6 +26,12 @@ export type Scope = Schema<'CreateApiKeyDto'>['scopes'][number];
 export type Session = Schema<'CurrentSessionDto'>;
 export type Subscription = Schema<'SubscriptionDto'>;
 export type SubscriptionStatus = Subscription['status'];
+/** A subscription's automatic renewal: its next charge, amount, allowance shortfall and latest failure. */
+export type AutoRenew = Schema<'AutoRenewDto'>;
+/** What a mandate is built from (`GET /subscriptions/plan`, `autoRenew`): null where it is not offered. */
+export type AutoRenewTerms = Schema<'AutoRenewTermsDto'>;
+/** The EIP-712 mandate a payer signs under `erc20`, integers as decimal strings. */
+export type Mandate = Schema<'MandateDto'>;
 export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
 export type ApiKey = Schema<'ApiKeyDto'>;
 export type CreatedApiKey = Schema<'CreatedApiKeyDto'>;
@@ -126,6 +132,18 @@ export const api = {
     ),
   cancel: (address: string, immediate: boolean, key: string) =>
     call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
+  /**
+   * Renews automatically at each period end: under `free` with `periods` (the service's default without), under
+   * `erc20` with the mandate the payer signed and its signature.
+   */
+  enableAutoRenew: (address: string, body: { periods?: number } | { mandate: Mandate; signature: string }) =>
+    call(client.POST('/subscriptions/auto-renew', { body: { address, ...body } })),
+  disableAutoRenew: (address: string) =>
+    call(client.POST('/subscriptions/auto-renew/disable', { body: { address } })),
+  /** Tries a failed automatic charge at the service's next sweep round instead of its scheduled retry. */
+  retryAutoRenew: (address: string) =>
+    call(client.POST('/subscriptions/auto-renew/retry', { body: { address } })),
+
   /** The plans offered (public); with `archived`, archived ones too. */
   plans: (archived = false) =>
     call(client.GET('/plans', { params: { query: archived ? { archived: true } : {} } }), true),

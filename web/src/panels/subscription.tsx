@@ -9,6 +9,7 @@ import {
   type SubscriptionStatus,
 } from '../api';
 import { formatAmount, sendPayment, waitForPayment, type Erc20Terms } from '../payment';
+import { AutoRenewSection, PastDueBanner } from './auto-renew';
 import { inPlanWords, PlanPicker } from './plan-picker';
 import { formatPeriod, planPrice } from './plans';
 import { walletFor } from '../wallet';
@@ -335,6 +336,22 @@ export function SubscriptionManager(props: {
   const labelFor = (action: string): string =>
     pending ? 'Credit the payment and renew' : price ? `${action}: pay ${price}` : action;
   const who = self ? 'your' : `${shortAddress(subscription.address)}'s`;
+  // What an automatic charge takes: the plan's price per period (`default`'s from the payment terms).
+  const autoRenewPrice =
+    subscription.plan.id === 'default' && plan?.autoRenew
+      ? { amount: plan.autoRenew.amount, periodSeconds: plan.autoRenew.periodSeconds }
+      : currentPlan
+        ? { amount: currentPlan.pricePerPeriod, periodSeconds: currentPlan.periodSeconds }
+        : null;
+  const autoRenewProps = {
+    subscription,
+    plan,
+    price: autoRenewPrice,
+    self,
+    payer,
+    busy,
+    onUpdated: (updated: Subscription, text: string) => void afterChange(updated, text),
+  };
   return (
     <div class="stack">
       <div class="card">
@@ -347,6 +364,7 @@ export function SubscriptionManager(props: {
           </div>
           <StatusBadge subscription={subscription} />
         </div>
+        <PastDueBanner {...autoRenewProps} />
         {endsSoon(subscription) && (
           <div class="banner" role="status" data-testid="ends-soon">
             <p>
@@ -520,6 +538,7 @@ export function SubscriptionManager(props: {
               : ''}
           </p>
         )}
+        <AutoRenewSection {...autoRenewProps} />
       </div>
 
       {choosing && (
