@@ -139,6 +139,47 @@ describe('dashboard: automatic renewal under free', () => {
   );
 });
 
+describe('dashboard: automatic renewal under operator', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let pages: DashboardPages;
+  const operator = newWallet();
+
+  beforeAll(async () => {
+    t = await startDashboardApp({ PAYMENT_GATEWAY: 'operator', OPERATOR_ADDRESSES: operator.address });
+    browser = await launchChromium();
+    pages = new DashboardPages(browser, `${t.url}/dashboard`);
+  }, BROWSER_TIMEOUT);
+  afterEach(() => pages?.closeAll());
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it(
+    'is not offered: the integrator bills, so the section is not shown',
+    async () => {
+      const plan = await http(t.url).get('/subscriptions/plan');
+      expect(plan.body).toMatchObject({ gateway: 'operator', autoRenew: null });
+      const { page, wallet, token } = await pages.signedIn();
+      const renewed = await http(t.url).post('/subscriptions/renew', {
+        token: (await login(t.url, operator)).token,
+        body: { address: wallet.account.address },
+      });
+      expect(renewed.status).toBe(200);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.locator('[data-testid="subscription-status"]', { hasText: 'Active' }).waitFor();
+      expect(await page.getByTestId('auto-renew').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Renew automatically' }).count()).toBe(0);
+      // And the service refuses it, as the page implies.
+      const refused = await http(t.url).post('/subscriptions/auto-renew', { token, body: {} });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details.code).toBe('auto_renew_unavailable');
+    },
+    BROWSER_TIMEOUT,
+  );
+});
+
 /** 5 tokens of 6 decimals. */
 const PRICE = 5_000_000n;
 /**
