@@ -234,16 +234,17 @@ describe('plans in the dashboard', () => {
         .click();
       const downgrade = page.getByRole('dialog', { name: "Switch to Basic at the period's end?" });
       await downgrade.getByRole('button', { name: /^Switch on / }).click();
-      await page.getByText(/^Basic starts on .*, when the current period ends\.$/).waitFor();
+      // Told once, by the banner with its date (no second note saying the same).
+      await page
+        .getByTestId('pending-plan')
+        .getByText(/^Switching to Basic on /)
+        .waitFor();
+      expect(await page.getByText(/starts on .*, when the current period ends/).count()).toBe(0);
       const scheduled = await status(token);
       expect(scheduled).toMatchObject({
         plan: { id: 'team' },
         pendingPlan: { id: 'basic', name: 'Basic', effectiveAt: onTeam.currentPeriodEnd },
       });
-      await page
-        .getByTestId('pending-plan')
-        .getByText(/^Switching to Basic on /)
-        .waitFor();
       await card(page, 'basic').getByTestId('plan-pending').waitFor();
       await screenshots(page, 'plans-scheduled');
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createWalletClient, defineChain, type Hex, http as viemHttp } from 'viem';
+import { createWalletClient, defineChain, type Hex, http as viemHttp, type TypedDataDefinition } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from '../../src/common/net/free-port.js';
 import { startTestApp, type TestApp } from './test-app.js';
@@ -76,13 +76,16 @@ async function rpc(
 }
 
 /**
- * The test process's side of the injected wallet: a viem account, whether the "user" rejects signatures, and the
- * chain its transactions go to (signed here, sent to the test chain's node).
+ * The test process's side of the injected wallet: a viem account, whether the "user" rejects signatures (messages
+ * and EIP-712 typed data alike), and the chain its transactions go to (signed here, sent to the test chain's node)
+ * and its reads (`eth_call`) are answered from.
  */
 export class TestWallet {
   rejectSignatures = false;
   rejectTransactions = false;
   readonly requests: string[] = [];
+  /** The typed data of every `eth_signTypedData_v4` the page asked for, as the wallet showed it. */
+  readonly typedData: TypedDataDefinition[] = [];
 
   constructor(
     readonly account: PrivateKeyAccount,
@@ -134,6 +137,7 @@ export class TestWallet {
       }
       case 'eth_getTransactionReceipt':
       case 'eth_blockNumber':
+      case 'eth_call':
         if (!this.chain) return { error: { code: 4200, message: 'No chain configured' } };
         return rpc(this.chain.rpcUrl, method, params);
       case 'personal_sign': {
@@ -143,6 +147,25 @@ export class TestWallet {
           return { error: { code: 4100, message: 'Unknown account' } };
         }
         return { result: await this.account.signMessage({ message: { raw: data } }) };
+      }
+      case 'eth_signTypedData_v4': {
+        if (this.rejectSignatures) return { error: { code: 4001, message: 'User rejected the request.' } };
+        // The address, then the typed data as a JSON string (EIP-712 `types` with `EIP712Domain`, integers as
+        // decimal strings or numbers), as wallets take it.
+        const [address, json] = params as [string, string];
+        if (address.toLowerCase() !== this.account.address.toLowerCase()) {
+          return { error: { code: 4100, message: 'Unknown account' } };
+        }
+        const typedData = JSON.parse(json) as TypedDataDefinition;
+        this.typedData.push(typedData);
+        // A wallet refuses to sign for a chain other than the one it is on (the domain would not verify there).
+        const domainChain = typedData.domain?.chainId;
+        if (domainChain !== undefined && Number(domainChain) !== (this.chain?.chainId ?? 1)) {
+          return {
+            error: { code: -32602, message: `The domain's chainId ${domainChain} is not the wallet's chain` },
+          };
+        }
+        return { result: await this.account.signTypedData(typedData) };
       }
       default:
         return { error: { code: 4200, message: `Unsupported method ${method}` } };

@@ -1,6 +1,7 @@
 // Runs in the page before any of its scripts (page.addInitScript): an EIP-1193 provider, announced through
 // EIP-6963 and set as window.ethereum, that forwards every request to the test process (an exposed function
-// signing with a viem local account). Errors come back as { code, message } so the page sees EIP-1193 error codes.
+// signing with a viem local account: personal_sign, eth_signTypedData_v4, eth_sendTransaction). Errors come back
+// as { code, message } so the page sees EIP-1193 error codes.
 (() => {
   const provider = {
     async request({ method, params }) {

@@ -24,20 +24,15 @@ export { EVENT_TYPES, SCOPES };
 export type Scope = Schema<'CreateApiKeyDto'>['scopes'][number];
 
 export type Session = Schema<'CurrentSessionDto'>;
-/**
- * `trialing` (a plan's free trial, `active: true`) is named here until the client is generated from a document that
- * has it: a page that knows it already shows it the day the service sends it.
- */
-export type SubscriptionStatus = Schema<'SubscriptionDto'>['status'] | 'trialing';
-export type Subscription = Omit<Schema<'SubscriptionDto'>, 'status'> & { status: SubscriptionStatus };
-/**
- * A history entry; `planChange` (the plans of a `plan_changed`, `plan_scheduled` or `plan_unscheduled` entry) is named
- * here until the client is generated from a document that has it.
- */
-export type SubscriptionEvent = Omit<Schema<'SubscriptionEventDto'>, 'type'> & {
-  type: Schema<'SubscriptionEventDto'>['type'] | 'plan_changed' | 'plan_scheduled' | 'plan_unscheduled';
-  planChange?: { from: string; to: string } | null;
-};
+export type Subscription = Schema<'SubscriptionDto'>;
+export type SubscriptionStatus = Subscription['status'];
+/** A subscription's automatic renewal: its next charge, amount, allowance shortfall and latest failure. */
+export type AutoRenew = Schema<'AutoRenewDto'>;
+/** What a mandate is built from (`GET /subscriptions/plan`, `autoRenew`): null where it is not offered. */
+export type AutoRenewTerms = Schema<'AutoRenewTermsDto'>;
+/** The EIP-712 mandate a payer signs under `erc20`, integers as decimal strings. */
+export type Mandate = Schema<'MandateDto'>;
+export type SubscriptionEvent = Schema<'SubscriptionEventDto'>;
 export type ApiKey = Schema<'ApiKeyDto'>;
 export type CreatedApiKey = Schema<'CreatedApiKeyDto'>;
 export type ApiKeyUsage = Schema<'ApiKeyUsageDto'>;
@@ -95,14 +90,6 @@ async function call<T, E>(
   }
 }
 
-/** The change-plan route as the client will type it once generated from a document that has it. */
-const changePlanClient = client as unknown as {
-  POST(
-    path: '/subscriptions/change-plan',
-    init: { params: { header: { 'Idempotency-Key': string } }; body: { address: string; plan: string } },
-  ): Promise<{ data?: Subscription; error?: unknown; response: Response }>;
-};
-
 const idempotency = (key: string) => ({ header: { 'Idempotency-Key': key } });
 
 export const api = {
@@ -116,12 +103,9 @@ export const api = {
   logoutEverywhere: (revokeKeys: boolean) =>
     call(client.POST('/auth/logout-all', { body: { revokeKeys } }), true),
 
-  status: (address: string) =>
-    call(client.GET('/subscriptions/status', { params: { query: { address } } })) as Promise<Subscription>,
+  status: (address: string) => call(client.GET('/subscriptions/status', { params: { query: { address } } })),
   history: (address: string) =>
-    call(client.GET('/subscriptions/history', { params: { query: { address } } })) as Promise<
-      SubscriptionEvent[]
-    >,
+    call(client.GET('/subscriptions/history', { params: { query: { address } } })),
   /** How renewals are paid here (public): free, billed by the operator, or an ERC-20 transfer first. */
   plan: () => call(client.GET('/subscriptions/plan'), true),
   /**
@@ -134,22 +118,31 @@ export const api = {
         params: idempotency(key),
         body: { address, ...(txHash ? { payment: { txHash } } : {}), ...(plan ? { plan } : {}) },
       }),
-    ) as Promise<Subscription>,
+    ),
   /**
    * Moves an active subscription to `plan`: a dearer one (per second) at once, a cheaper one at the period's end
    * (`pendingPlan`); the current plan's id cancels a scheduled change. No payment: the time left is converted.
    */
   changePlan: (address: string, plan: string, key: string) =>
     call(
-      changePlanClient.POST('/subscriptions/change-plan', {
+      client.POST('/subscriptions/change-plan', {
         params: idempotency(key),
         body: { address, plan },
       }),
     ),
   cancel: (address: string, immediate: boolean, key: string) =>
-    call(
-      client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } }),
-    ) as Promise<Subscription>,
+    call(client.POST('/subscriptions/cancel', { params: idempotency(key), body: { address, immediate } })),
+  /**
+   * Renews automatically at each period end: under `free` with `periods` (the service's default without), under
+   * `erc20` with the mandate the payer signed and its signature.
+   */
+  enableAutoRenew: (address: string, body: { periods?: number } | { mandate: Mandate; signature: string }) =>
+    call(client.POST('/subscriptions/auto-renew', { body: { address, ...body } })),
+  disableAutoRenew: (address: string) =>
+    call(client.POST('/subscriptions/auto-renew/disable', { body: { address } })),
+  /** Tries a failed automatic charge at the service's next sweep round instead of its scheduled retry. */
+  retryAutoRenew: (address: string) =>
+    call(client.POST('/subscriptions/auto-renew/retry', { body: { address } })),
 
   /** The plans offered (public); with `archived`, archived ones too. */
   plans: (archived = false) =>

@@ -26,7 +26,42 @@ export function transferCalldata(to: string, amount: string): string {
   return `0xa9059cbb${word(to)}${word(BigInt(amount).toString(16))}`;
 }
 
+/** Calldata of ERC-20 `approve(spender, amount)`. */
+export function approveCalldata(spender: string, amount: bigint): string {
+  return `0x095ea7b3${word(spender)}${word(amount.toString(16))}`;
+}
+
+/** Calldata of ERC-20 `allowance(owner, spender)`. */
+export function allowanceCalldata(owner: string, spender: string): string {
+  return `0xdd62ed3e${word(owner)}${word(spender)}`;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Connects `wallet` and checks that it acts for `payer` on chain `chainId` (asking it to switch when it is on
+ * another), before a transaction or a signature for that chain; `what` names the act in the error ("to pay").
+ */
+export async function readyWallet(
+  wallet: Wallet,
+  payer: string,
+  chainId: number,
+  what: string,
+  onStep: (text: string) => void,
+): Promise<void> {
+  onStep('Connecting to the wallet…');
+  const accounts = await walletRequest(wallet, 'connection', 'eth_requestAccounts');
+  if (!Array.isArray(accounts) || !accounts.some((account) => sameAddress(account, payer))) {
+    throw new WalletError(`Switch the wallet to the signed-in account ${payer} ${what}, then try again.`);
+  }
+  const current = Number(await walletRequest(wallet, 'network check', 'eth_chainId'));
+  if (current !== chainId) {
+    onStep(`Switching the wallet to chain ${chainId}…`);
+    await walletRequest(wallet, 'network switch', 'wallet_switchEthereumChain', [
+      { chainId: `0x${chainId.toString(16)}` },
+    ]);
+  }
+}
 
 /**
  * Pays one period: the signed-in account sends `transfer(receiver, price)` on the token contract, on the plan's
@@ -39,18 +74,7 @@ export async function sendPayment(
   terms: Erc20Terms,
   onStep: (text: string) => void,
 ): Promise<string> {
-  onStep('Connecting to the wallet…');
-  const accounts = await walletRequest(wallet, 'connection', 'eth_requestAccounts');
-  if (!Array.isArray(accounts) || !accounts.some((account) => sameAddress(account, payer))) {
-    throw new WalletError(`Switch the wallet to the signed-in account ${payer} to pay, then try again.`);
-  }
-  const chainId = Number(await walletRequest(wallet, 'network check', 'eth_chainId'));
-  if (chainId !== terms.chainId) {
-    onStep(`Switching the wallet to chain ${terms.chainId}…`);
-    await walletRequest(wallet, 'network switch', 'wallet_switchEthereumChain', [
-      { chainId: `0x${terms.chainId.toString(16)}` },
-    ]);
-  }
+  await readyWallet(wallet, payer, terms.chainId, 'to pay', onStep);
   onStep(
     `Confirm the payment of ${formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)} in your wallet…`,
   );
@@ -66,12 +90,16 @@ export async function sendPayment(
   return hash;
 }
 
-/** Waits (through the wallet's node) until the transaction is mined, succeeded and has the plan's confirmations. */
+/**
+ * Waits (through the wallet's node) until the transaction is mined, succeeded and has the plan's confirmations.
+ * `what` names it in the messages: the payment, or the approval of automatic renewal.
+ */
 export async function waitForPayment(
   wallet: Wallet,
   hash: string,
   confirmations: number,
   onStep: (text: string) => void,
+  what: 'payment' | 'approval' = 'payment',
 ): Promise<void> {
   for (;;) {
     const receipt = (await walletRequest(wallet, 'receipt check', 'eth_getTransactionReceipt', [hash])) as {
@@ -80,14 +108,18 @@ export async function waitForPayment(
     } | null;
     if (receipt?.blockNumber) {
       if (receipt.status !== '0x1') {
-        throw new WalletError('The payment transaction failed on chain (reverted): nothing was paid.');
+        throw new WalletError(
+          what === 'payment'
+            ? 'The payment transaction failed on chain (reverted): nothing was paid.'
+            : 'The approval transaction failed on chain (reverted): nothing was approved.',
+        );
       }
       const head = Number(await walletRequest(wallet, 'block check', 'eth_blockNumber'));
       const have = head - Number(receipt.blockNumber) + 1;
       if (have >= confirmations) return;
       onStep(`Waiting for confirmations (${have} of ${confirmations})…`);
     } else {
-      onStep('Waiting for the payment to be mined…');
+      onStep(`Waiting for the ${what} to be mined…`);
     }
     await sleep(1500);
   }

@@ -9,6 +9,7 @@ import {
   type SubscriptionStatus,
 } from '../api';
 import { formatAmount, sendPayment, waitForPayment, type Erc20Terms } from '../payment';
+import { AutoRenewSection, PastDueBanner } from './auto-renew';
 import { inPlanWords, PlanPicker } from './plan-picker';
 import { formatPeriod, planPrice } from './plans';
 import { walletFor } from '../wallet';
@@ -29,15 +30,27 @@ import {
 
 /**
  * How long before the period end the page warns, as the service's `subscription.expiring` event does by default
- * (SUBSCRIPTION_EXPIRING_NOTICE_HOURS, 72): an active subscription that is not canceled and ends within it.
+ * (SUBSCRIPTION_EXPIRING_NOTICE_HOURS, 72): a subscription in force (`active` or `trialing`), not canceled and not
+ * renewing itself, that ends within it. A `past_due` one has its own banner.
  */
 const EXPIRING_WITHIN_MS = 3 * DAY_MS;
 
 function endsSoon(subscription: Subscription, now = Date.now()): boolean {
-  if (!subscription.active || subscription.cancelAtPeriodEnd || !subscription.currentPeriodEnd) {
-    return false;
-  }
-  return new Date(subscription.currentPeriodEnd).getTime() - now <= EXPIRING_WITHIN_MS;
+  const { status, currentPeriodEnd } = subscription;
+  if (status !== 'active' && status !== 'trialing') return false;
+  if (subscription.cancelAtPeriodEnd || subscription.autoRenew.enabled || !currentPeriodEnd) return false;
+  return new Date(currentPeriodEnd).getTime() - now <= EXPIRING_WITHIN_MS;
+}
+
+/**
+ * The trial is what ends at the period end: a subscription paid for after its trial is still `trialing` until
+ * `trialEnd`, but then its paid period is what ends.
+ */
+function trialEndsWithPeriod(subscription: Subscription): boolean {
+  return (
+    subscription.status === 'trialing' &&
+    (subscription.trialEnd === null || subscription.trialEnd === subscription.currentPeriodEnd)
+  );
 }
 
 const STATUS_LABEL: Record<SubscriptionStatus, string> = {
@@ -151,7 +164,7 @@ export function SubscriptionManager(props: {
     void refresh();
   }, [address]);
 
-  const afterChange = async (updated: Subscription, text: string) => {
+  const afterChange = async (updated: Subscription, text: string | undefined) => {
     setSubscription(updated);
     setMessage(text);
     props.onChanged?.();
@@ -257,11 +270,12 @@ export function SubscriptionManager(props: {
           throw inPlanWords(error, chosen, before.plan.name);
         },
       );
+      // A switch scheduled for the period's end is told by its own banner (pending-plan), not a second note.
       const text =
         chosen.id === before.plan.id
           ? `The switch to ${before.pendingPlan?.name ?? 'another plan'} is called off: ${chosen.name} stays.`
           : updated.pendingPlan?.id === chosen.id
-            ? `${chosen.name} starts on ${formatDate(updated.pendingPlan.effectiveAt)}, when the current period ends.`
+            ? undefined
             : `Now on ${chosen.name}: the period ends on ${formatDate(updated.currentPeriodEnd!)}.`;
       await afterChange(updated, text);
     });
@@ -295,10 +309,11 @@ export function SubscriptionManager(props: {
 
   const active = subscription.active;
   const trialing = subscription.status === 'trialing';
+  const trialEnding = trialEndsWithPeriod(subscription);
   const verb =
     subscription.status === 'none'
       ? 'Subscribe'
-      : trialing
+      : trialEnding
         ? 'Subscribe after the trial'
         : active
           ? 'Renew for another period'
@@ -321,6 +336,22 @@ export function SubscriptionManager(props: {
   const labelFor = (action: string): string =>
     pending ? 'Credit the payment and renew' : price ? `${action}: pay ${price}` : action;
   const who = self ? 'your' : `${shortAddress(subscription.address)}'s`;
+  // What an automatic charge takes: the plan's price per period (`default`'s from the payment terms).
+  const autoRenewPrice =
+    subscription.plan.id === 'default' && plan?.autoRenew
+      ? { amount: plan.autoRenew.amount, periodSeconds: plan.autoRenew.periodSeconds }
+      : currentPlan
+        ? { amount: currentPlan.pricePerPeriod, periodSeconds: currentPlan.periodSeconds }
+        : null;
+  const autoRenewProps = {
+    subscription,
+    plan,
+    price: autoRenewPrice,
+    self,
+    payer,
+    busy,
+    onUpdated: (updated: Subscription, text: string) => void afterChange(updated, text),
+  };
   return (
     <div class="stack">
       <div class="card">
@@ -333,17 +364,18 @@ export function SubscriptionManager(props: {
           </div>
           <StatusBadge subscription={subscription} />
         </div>
+        <PastDueBanner {...autoRenewProps} />
         {endsSoon(subscription) && (
           <div class="banner" role="status" data-testid="ends-soon">
             <p>
               <strong>
-                {trialing ? 'Trial ends' : 'Ends'} {timeUntil(subscription.currentPeriodEnd!)} —{' '}
+                {trialEnding ? 'Trial ends' : 'Ends'} {timeUntil(subscription.currentPeriodEnd!)} —{' '}
                 {billedByOperator ? 'ask the operator to ' : ''}
                 renew
               </strong>
               <span class="muted">
                 {' '}
-                {self ? 'Your' : 'This'} {trialing ? 'free trial' : 'paid period'} ends on{' '}
+                {self ? 'Your' : 'This'} {trialEnding ? 'free trial' : 'paid period'} ends on{' '}
                 {formatDate(subscription.currentPeriodEnd!)}; it is not renewed by itself.
               </span>
             </p>
@@ -434,7 +466,7 @@ export function SubscriptionManager(props: {
           )}
         </div>
         {active && subscription.pendingPlan && (
-          <div class="banner banner-info" data-testid="pending-plan">
+          <div class="banner banner-info" role="status" data-testid="pending-plan">
             <p>
               <strong>
                 Switching to {subscription.pendingPlan.name} on{' '}
@@ -498,7 +530,7 @@ export function SubscriptionManager(props: {
               : price
                 ? `A period costs ${price}, paid from ${self ? 'your wallet' : 'your operator wallet'} on chain ${terms!.chainId}; the wallet asks you to confirm the transfer. `
                 : ''}
-            {trialing
+            {trialEnding
               ? 'Subscribing now starts the paid period when the trial ends.'
               : 'Renewing adds one period; an active subscription is extended from its current end.'}
             {subscription.pendingPlan
@@ -506,6 +538,7 @@ export function SubscriptionManager(props: {
               : ''}
           </p>
         )}
+        <AutoRenewSection {...autoRenewProps} />
       </div>
 
       {choosing && (

@@ -1,0 +1,152 @@
+import type { AutoRenewTerms, Mandate } from './api';
+import { allowanceCalldata, approveCalldata, formatAmount, readyWallet, waitForPayment } from './payment';
+import { walletRequest, WalletError, type Wallet } from './wallet';
+
+/** The `erc20` terms of a mandate: the plan's `autoRenew` with its chain and contract, and the plan's price. */
+export interface MandateTerms {
+  chainId: number;
+  charger: string;
+  token: string;
+  payee: string;
+  /** The subscription's plan's price per period, in the token's smallest unit. */
+  amount: string;
+  periodSeconds: number;
+  symbol: string;
+  decimals: number;
+}
+
+/** The `erc20` terms of `offer` for a plan of `amount` every `periodSeconds`, or null when it is not `erc20`. */
+export function mandateTerms(
+  offer: AutoRenewTerms,
+  plan: { amount: string; periodSeconds: number },
+  token: { symbol: string; decimals: number },
+): MandateTerms | null {
+  if (offer.gateway !== 'erc20' || !offer.chainId || !offer.charger || !offer.token || !offer.payee)
+    return null;
+  return {
+    chainId: offer.chainId,
+    charger: offer.charger,
+    token: offer.token,
+    payee: offer.payee,
+    ...plan,
+    ...token,
+  };
+}
+
+/**
+ * The EIP-712 types of a mandate as `eth_signTypedData_v4` wants them, the domain's included, in the field order of
+ * the charging contract's MANDATE_TYPEHASH (contracts/TollgateCharger.sol, docs/auto-renew.md).
+ */
+const MANDATE_TYPES = {
+  EIP712Domain: [
+    { name: 'name', type: 'string' },
+    { name: 'version', type: 'string' },
+    { name: 'chainId', type: 'uint256' },
+    { name: 'verifyingContract', type: 'address' },
+  ],
+  Mandate: [
+    { name: 'payer', type: 'address' },
+    { name: 'token', type: 'address' },
+    { name: 'payee', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+    { name: 'periodSeconds', type: 'uint256' },
+    { name: 'start', type: 'uint256' },
+    { name: 'periods', type: 'uint256' },
+    { name: 'salt', type: 'bytes32' },
+  ],
+};
+
+function randomSalt(): string {
+  return `0x${Array.from(crypto.getRandomValues(new Uint8Array(32)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** A mandate of `periods` periods from the subscription's period end (unix seconds, rounded down). */
+export function buildMandate(
+  payer: string,
+  terms: MandateTerms,
+  periodEnd: string,
+  periods: number,
+): Mandate {
+  return {
+    payer,
+    token: terms.token,
+    payee: terms.payee,
+    amount: terms.amount,
+    periodSeconds: String(terms.periodSeconds),
+    start: String(Math.floor(Date.parse(periodEnd) / 1000)),
+    periods: String(periods),
+    salt: randomSalt(),
+  };
+}
+
+/** What the charging contract may take over the whole mandate: its amount times its periods. */
+export function mandateTotal(mandate: Mandate): bigint {
+  return BigInt(mandate.amount) * BigInt(mandate.periods);
+}
+
+/** The allowance `payer` gave the charging contract, read through the wallet's node; null when it cannot be read. */
+async function allowanceOf(wallet: Wallet, payer: string, terms: MandateTerms): Promise<bigint | null> {
+  try {
+    const answer = await walletRequest(wallet, 'allowance check', 'eth_call', [
+      { to: terms.token, data: allowanceCalldata(payer, terms.charger) },
+      'latest',
+    ]);
+    return typeof answer === 'string' && /^0x[0-9a-fA-F]+$/.test(answer) ? BigInt(answer) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Lets the charging contract take up to `total` of the token from `payer` (ERC-20 `approve`), unless it already
+ * may: the wallet sends the transaction and the page waits until it is mined.
+ */
+export async function approveCharger(
+  wallet: Wallet,
+  payer: string,
+  terms: MandateTerms,
+  total: bigint,
+  onStep: (text: string) => void,
+): Promise<void> {
+  await readyWallet(wallet, payer, terms.chainId, 'to approve the charges', onStep);
+  onStep('Reading the allowance…');
+  const allowance = await allowanceOf(wallet, payer, terms);
+  if (allowance !== null && allowance >= total) return;
+  onStep(
+    `Confirm the approval of ${formatAmount(total.toString(), terms.decimals, terms.symbol)} in your wallet…`,
+  );
+  const hash = await walletRequest(wallet, 'approval', 'eth_sendTransaction', [
+    { from: payer, to: terms.token, data: approveCalldata(terms.charger, total), value: '0x0' },
+  ]);
+  if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
+  await waitForPayment(wallet, hash, 1, onStep, 'approval');
+}
+
+/** The payer's EIP-712 signature of `mandate` for the charging contract (`eth_signTypedData_v4`). */
+export async function signMandate(
+  wallet: Wallet,
+  payer: string,
+  terms: MandateTerms,
+  mandate: Mandate,
+  onStep: (text: string) => void,
+): Promise<string> {
+  await readyWallet(wallet, payer, terms.chainId, 'to sign', onStep);
+  onStep('Sign the authorization in your wallet…');
+  const typedData = {
+    types: MANDATE_TYPES,
+    primaryType: 'Mandate',
+    domain: {
+      name: 'Tollgate Charger',
+      version: '1',
+      chainId: terms.chainId,
+      verifyingContract: terms.charger,
+    },
+    message: mandate,
+  };
+  const signature = await walletRequest(wallet, 'signature', 'eth_signTypedData_v4', [
+    payer,
+    JSON.stringify(typedData),
+  ]);
+  if (typeof signature !== 'string') throw new WalletError('The wallet returned no signature.');
+  return signature;
+}
