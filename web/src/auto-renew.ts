@@ -1,3 +1,4 @@
+import { buildMandate as buildSignableMandate, MANDATE_TYPES } from '@tollgate/client';
 import type { AutoRenewTerms, Mandate } from './api';
 import { allowanceCalldata, approveCalldata, formatAmount, readyWallet, waitForPayment } from './payment';
 import { walletRequest, WalletError, type Wallet } from './wallet';
@@ -33,50 +34,32 @@ export function mandateTerms(
   };
 }
 
-/**
- * The EIP-712 types of a mandate as `eth_signTypedData_v4` wants them, the domain's included, in the field order of
- * the charging contract's MANDATE_TYPEHASH (contracts/TollgateCharger.sol, docs/auto-renew.md).
- */
-const MANDATE_TYPES = {
+/** The EIP-712 types as `eth_signTypedData_v4` wants them: the domain's, and the client's Mandate. */
+const TYPED_DATA_TYPES = {
   EIP712Domain: [
     { name: 'name', type: 'string' },
     { name: 'version', type: 'string' },
     { name: 'chainId', type: 'uint256' },
     { name: 'verifyingContract', type: 'address' },
   ],
-  Mandate: [
-    { name: 'payer', type: 'address' },
-    { name: 'token', type: 'address' },
-    { name: 'payee', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-    { name: 'periodSeconds', type: 'uint256' },
-    { name: 'start', type: 'uint256' },
-    { name: 'periods', type: 'uint256' },
-    { name: 'salt', type: 'bytes32' },
-  ],
+  ...MANDATE_TYPES,
 };
 
-function randomSalt(): string {
-  return `0x${Array.from(crypto.getRandomValues(new Uint8Array(32)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
-}
-
-/** A mandate of `periods` periods from the subscription's period end (unix seconds, rounded down). */
+/** A mandate of `periods` periods from the subscription's period end, built by the client as the service checks it. */
 export function buildMandate(
   payer: string,
   terms: MandateTerms,
   periodEnd: string,
   periods: number,
 ): Mandate {
-  return {
+  const { chainId, charger, token, payee, amount, periodSeconds } = terms;
+  return buildSignableMandate({
+    terms: { gateway: 'erc20', chainId, charger, token, payee, amount, periodSeconds },
     payer,
-    token: terms.token,
-    payee: terms.payee,
-    amount: terms.amount,
-    periodSeconds: String(terms.periodSeconds),
-    start: String(Math.floor(Date.parse(periodEnd) / 1000)),
-    periods: String(periods),
-    salt: randomSalt(),
-  };
+    currentPeriodEnd: periodEnd,
+    plan: { pricePerPeriod: amount, periodSeconds },
+    periods,
+  }).mandate;
 }
 
 /** What the charging contract may take over the whole mandate: its amount times its periods. */
@@ -133,7 +116,7 @@ export async function signMandate(
   await readyWallet(wallet, payer, terms.chainId, 'to sign', onStep);
   onStep('Sign the authorization in your wallet…');
   const typedData = {
-    types: MANDATE_TYPES,
+    types: TYPED_DATA_TYPES,
     primaryType: 'Mandate',
     domain: {
       name: 'Tollgate Charger',

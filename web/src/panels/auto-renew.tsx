@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { api, type AutoRenew, type Plan, type Subscription } from '../api';
 import {
   approveCharger,
@@ -222,31 +222,11 @@ export function AutoRenewSection(props: AutoRenewProps) {
 export function PastDueBanner(props: AutoRenewProps) {
   const { subscription, plan, price, self, payer } = props;
   const failure = subscription.autoRenew.failure;
-  const [graceEndsAt, setGraceEndsAt] = useState<string>();
+  const { graceEndsAt } = subscription;
   const [step, setStep] = useState<string>();
   const retry = useAction();
   const approve = useAction();
   const titleId = useId();
-
-  // The grace's end is in the failure's event (`subscription.payment_failed`), not in the subscription object.
-  useEffect(() => {
-    if (subscription.status !== 'past_due') return;
-    let current = true;
-    api
-      .events({
-        type: ['subscription.payment_failed'],
-        limit: 1,
-        ...(self ? {} : { address: subscription.address }),
-      })
-      .then(({ items }) => {
-        const graceEnds = (items[0]?.data as { graceEndsAt?: unknown } | undefined)?.graceEndsAt;
-        if (current && typeof graceEnds === 'string') setGraceEndsAt(graceEnds);
-      })
-      .catch(() => undefined);
-    return () => {
-      current = false;
-    };
-  }, [subscription.address, subscription.status, failure?.at]);
 
   if (subscription.status !== 'past_due') return null;
   const erc20 = termsFor(plan, price);
