@@ -350,7 +350,9 @@ describe('dashboard: automatic renewal under erc20, on the in-process chain', ()
       await expect(page.getByTestId('subscription-status').textContent()).resolves.toBe('Payment due');
       const pastDue = await statusOf(t.url, session);
       const shown = await banner.getByTestId('past-due-message').textContent();
-      expect(shown?.toLowerCase()).toContain(pastDue.autoRenew.failure.message.toLowerCase());
+      // What is wrong, in the service's words; what to do, in the page's (its buttons).
+      expect(shown).toBe('Allowance is 0 TUSD, the period costs 5 TUSD.');
+      expect(pastDue.autoRenew.failure.message).toMatch(/^allowance is 0 TUSD, the period costs 5 TUSD: /);
       await expect(banner.getByTestId('past-due-advice').textContent()).resolves.toBe(
         'Approve the charges (your wallet asks you to confirm), then try again now.',
       );

@@ -201,28 +201,28 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
         'insufficient allowance',
         { allowance: 2_000_000n },
         'insufficient_allowance',
-        'allowance is 2 TST, the period costs 5 TST',
+        'allowance is 2 TST, the period costs 5 TST: approve the charging contract for at least 5 TST, then retry',
         true,
       ],
       [
         'insufficient balance',
         { balance: 2_500_000n },
         'insufficient_balance',
-        'balance is 2.5 TST, the period costs 5 TST',
+        'balance is 2.5 TST, the period costs 5 TST: add at least 2.5 TST to the wallet, then retry',
         true,
       ],
       [
         'zero allowance',
         { allowance: 0n },
         'insufficient_allowance',
-        'allowance is 0 TST, the period costs 5 TST',
+        'allowance is 0 TST, the period costs 5 TST: approve the charging contract for at least 5 TST, then retry',
         true,
       ],
       [
         'a period past the end',
         { periodIndex: 3n },
         'mandate_ended',
-        'the authorization covers 3 periods (0 to 2); period 3 is past its end',
+        'the authorization covers 3 periods (0 to 2); period 3 is past its end: sign a new one to go on renewing automatically',
         false,
       ],
     ] as const)('%s', async (_label, terms, failure, detail, retryable) => {
@@ -250,7 +250,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
       expect(await executor().charge(charge)).toEqual({
         kind: 'failed',
         failure: 'mandate_revoked',
-        detail: 'the payer revoked the authorization',
+        detail: 'the payer revoked the authorization: sign a new one to renew automatically again',
         retryable: false,
       });
       expect(await transfersFrom(charge.payer.address)).toEqual([]);

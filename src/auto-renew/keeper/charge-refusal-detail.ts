@@ -32,12 +32,16 @@ export function refusalDetail(
   switch (refusal) {
     case 'insufficient_allowance':
       return {
-        detail: `allowance is ${tokenAmount(figure(0), units)}, the period costs ${tokenAmount(figure(1), units)}`,
+        detail:
+          `allowance is ${tokenAmount(figure(0), units)}, the period costs ${tokenAmount(figure(1), units)}: ` +
+          `approve the charging contract for at least ${tokenAmount(figure(1), units)}, then retry`,
         retryable: true,
       };
     case 'insufficient_balance':
       return {
-        detail: `balance is ${tokenAmount(figure(0), units)}, the period costs ${tokenAmount(figure(1), units)}`,
+        detail:
+          `balance is ${tokenAmount(figure(0), units)}, the period costs ${tokenAmount(figure(1), units)}: ` +
+          `add at least ${tokenAmount(figure(1) - figure(0), units)} to the wallet, then retry`,
         retryable: true,
       };
     case 'period_not_started':
@@ -47,25 +51,35 @@ export function refusalDetail(
       };
     case 'mandate_ended':
       return {
-        detail: `the authorization covers ${figure(0)} periods (0 to ${figure(0) - 1n}); period ${periodIndex} is past its end`,
+        detail:
+          `the authorization covers ${figure(0)} periods (0 to ${figure(0) - 1n}); period ${periodIndex} is past its ` +
+          'end: sign a new one to go on renewing automatically',
         retryable: false,
       };
     case 'mandate_revoked':
-      return { detail: 'the payer revoked the authorization', retryable: false };
+      return {
+        detail: 'the payer revoked the authorization: sign a new one to renew automatically again',
+        retryable: false,
+      };
     case 'already_charged':
       return { detail: `period ${periodIndex} has already been charged`, retryable: false };
     case 'bad_signature':
       return {
         detail:
-          "the authorization's signature is not the payer's (a smart wallet must be deployed and accept it)",
+          "the authorization's signature is not the payer's (a smart wallet must be deployed and accept it): " +
+          'sign a new one from the paying wallet',
         retryable: false,
       };
     case 'invalid_mandate':
       return {
-        detail: 'the authorization is malformed (no period length, or no token contract)',
+        detail: 'the authorization is malformed (no period length, or no token contract): sign a new one',
         retryable: false,
       };
     case 'transfer_failed':
-      return { detail: 'the token refused the transfer', retryable: true };
+      return {
+        detail:
+          'the token refused the transfer (paused, or this wallet blocked by it): retry once it accepts transfers',
+        retryable: true,
+      };
   }
 }

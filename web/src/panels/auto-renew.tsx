@@ -275,7 +275,7 @@ export function PastDueBanner(props: AutoRenewProps) {
           <strong id={titleId}>The automatic payment failed</strong>
         </p>
         <p data-testid="past-due-message">
-          {failure ? sentence(failure.message) : 'The latest charge could not be made.'}
+          {failure ? sentence(whatIsWrong(failure.message)) : 'The latest charge could not be made.'}
         </p>
         <p data-testid="past-due-advice">{adviceFor(failure?.reason, self, needsAllowance, plan)}</p>
         <p class="muted small">
@@ -318,6 +318,15 @@ export function PastDueBanner(props: AutoRenewProps) {
       </div>
     </div>
   );
+}
+
+/**
+ * What is wrong, from the service's message ("allowance is 0 TUSD, the period costs 5 TUSD: approve … then retry"):
+ * the part before its advice, which the page gives in its own terms (its buttons) below.
+ */
+function whatIsWrong(message: string): string {
+  const colon = message.indexOf(': ');
+  return colon > 0 ? message.slice(0, colon) : message;
 }
 
 /** The service's reason ("allowance is 0 TUSD, the period costs 5 TUSD") as a sentence. */
