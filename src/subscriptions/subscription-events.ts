@@ -4,7 +4,7 @@ import type { SubscriptionExpiringDataDto } from './dto/subscription-expiring-ev
 import type { SubscriptionTrialWillEndDataDto } from './dto/subscription-trial-will-end-event.dto.js';
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import type { PaymentCredit } from './payment/payment-gateway.js';
-import type { SubscriptionPlans } from './subscription-plans.js';
+import type { SubscriptionRelations } from './subscription-plans.js';
 import { coveredUntil } from './subscription-state.js';
 import { iso, paymentDto, toSubscriptionDto } from './subscription-view.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
@@ -50,7 +50,7 @@ export function renewedEvent(
 export function planChangedEvent(
   subscription: SubscriptionDto,
   change: { address: string; now: Date; previousPeriodEnd: Date; effectiveAt: Date; scheduled: boolean },
-  previousPlan: Pick<SubscriptionPlans['plan'], 'id' | 'name'>,
+  previousPlan: Pick<SubscriptionRelations['plan'], 'id' | 'name'>,
 ): NewEvent {
   return {
     type: 'subscription.plan_changed',
@@ -136,7 +136,7 @@ export function recoveredEvent(
 export function expiredEvent(
   subscription: StoredSubscription,
   now: Date,
-  plans: SubscriptionPlans,
+  plans: SubscriptionRelations,
 ): NewEvent {
   // Seen from its own end (or its grace's), a period is no longer in force: `canceled` or `expired`.
   const ended = toSubscriptionDto(subscription.address, subscription, coveredUntil(subscription), plans);
@@ -169,7 +169,7 @@ function expiryReason(
 export function expiryEvents(
   subscription: StoredSubscription,
   now: Date,
-  plans: SubscriptionPlans,
+  plans: SubscriptionRelations,
 ): NewEvent[] {
   const events = [expiredEvent(subscription, now, plans)];
   const endedByCancel = subscription.canceledAt?.getTime() === subscription.currentPeriodEnd.getTime();
@@ -185,7 +185,7 @@ export function expiryEvents(
 export function expiringEvent(
   subscription: StoredSubscription,
   now: Date,
-  plans: SubscriptionPlans,
+  plans: SubscriptionRelations,
 ): NewEvent {
   const data: SubscriptionExpiringDataDto = {
     ...toSubscriptionDto(subscription.address, subscription, now, plans),
@@ -198,7 +198,7 @@ export function expiringEvent(
 export function trialWillEndEvent(
   subscription: StoredSubscription & { trialEnd: Date },
   now: Date,
-  plans: SubscriptionPlans,
+  plans: SubscriptionRelations,
 ): NewEvent {
   const data: SubscriptionTrialWillEndDataDto = {
     ...toSubscriptionDto(subscription.address, subscription, now, plans),

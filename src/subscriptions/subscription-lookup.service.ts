@@ -3,7 +3,7 @@ import { storageAddress, type Address } from '../common/address/wallet-address.j
 import type { SubscriptionDto } from './dto/subscription.dto.js';
 import { PlanReads } from '../plans/plan-reads.service.js';
 import { SubscriptionAutoRenew } from './subscription-auto-renew.js';
-import { plansOf } from './subscription-plans.js';
+import { relationsOf } from './subscription-plans.js';
 import { SubscriptionReads } from './subscription-reads.service.js';
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 
@@ -23,7 +23,7 @@ export class SubscriptionLookup {
   /** The subscription of `address` (`none` when it never subscribed). */
   async status(address: Address): Promise<SubscriptionDto> {
     const subscription = await this.reads.find(storageAddress(address));
-    const plans = await plansOf(
+    const plans = await relationsOf(
       subscription,
       (id) => this.plans.find(id),
       (wallet) => this.autoRenew.ofCached(wallet),

@@ -6,8 +6,8 @@ import type { AutoRenewDto } from './dto/subscription.dto.js';
 import { AUTO_RENEW_OFF, SubscriptionAutoRenew } from './subscription-auto-renew.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
-/** What the subscription object shows besides its row: its plans, and its automatic renewal. */
-export interface SubscriptionPlans {
+/** What the subscription object shows besides its row, read from other rooms: its plans and its automatic renewal. */
+export interface SubscriptionRelations {
   plan: Pick<Plan, 'id' | 'name' | 'features'>;
   pending: Pick<Plan, 'id' | 'name'> | null;
   autoRenew: AutoRenewDto;
@@ -17,11 +17,11 @@ export interface SubscriptionPlans {
  * The plans a stored subscription names, each read by `find`: `default` from memory, a stored plan by its id (plans
  * are never deleted, so every stored id resolves); and its automatic renewal, read by `autoRenew`.
  */
-export async function plansOf(
+export async function relationsOf(
   stored: Pick<StoredSubscription, 'address' | 'planId' | 'pendingPlanId'> | null,
   find: (id: string) => Promise<Plan>,
   autoRenew: (address: string) => Promise<AutoRenewDto>,
-): Promise<SubscriptionPlans> {
+): Promise<SubscriptionRelations> {
   // One after the other: inside a transaction its one connection runs one statement at a time.
   const plan = await find(stored?.planId ?? DEFAULT_PLAN_ID);
   const pending = stored?.pendingPlanId ? await find(stored.pendingPlanId) : null;
@@ -31,7 +31,7 @@ export async function plansOf(
 }
 
 /**
- * {@link plansOf} through PlansService.find, uncached: for jobs and write paths, which no barrier admitted, with the
+ * {@link relationsOf} through PlansService.find, uncached: for jobs and write paths, which no barrier admitted, with the
  * automatic renewal read in `tx` when the object is built in a transaction. A request's read goes through the plan
  * cache instead (SubscriptionLookup).
  */
@@ -51,8 +51,8 @@ export class SubscriptionPlanReader {
   of(
     stored: Pick<StoredSubscription, 'address' | 'planId' | 'pendingPlanId'> | null,
     tx?: SqlExecutor,
-  ): Promise<SubscriptionPlans> {
-    return plansOf(
+  ): Promise<SubscriptionRelations> {
+    return relationsOf(
       stored,
       (id) => this.plans.find(id, tx),
       (address) => this.autoRenew.of(address, tx),

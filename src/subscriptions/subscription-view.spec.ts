@@ -1,13 +1,13 @@
 import { subscriptionDtoOfRow, toSubscriptionDto } from './subscription-view.js';
 import { AUTO_RENEW_OFF } from './subscription-auto-renew.js';
-import type { SubscriptionPlans } from './subscription-plans.js';
+import type { SubscriptionRelations } from './subscription-plans.js';
 import type { StoredSubscription } from './subscriptions.repository.js';
 
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const start = new Date('2030-01-01T00:00:00.000Z');
 const end = new Date('2030-01-31T00:00:00.000Z');
 
-const DEFAULT: SubscriptionPlans = {
+const DEFAULT: SubscriptionRelations = {
   plan: { id: 'default', name: 'Default', features: [] },
   pending: null,
   autoRenew: AUTO_RENEW_OFF,
@@ -126,7 +126,7 @@ describe('subscriptionDtoOfRow', () => {
 });
 
 describe('the plans in the subscription object', () => {
-  const pro: SubscriptionPlans = {
+  const pro: SubscriptionRelations = {
     plan: { id: 'pro', name: 'Pro', features: ['api.calls', 'export.csv'] },
     pending: { id: 'basic', name: 'Basic' },
     autoRenew: AUTO_RENEW_OFF,

@@ -1,7 +1,7 @@
 import { checksumAddress } from '../common/address/wallet-address.js';
 import type { PaymentDto, SubscriptionDto, SubscriptionEventDto } from './dto/subscription.dto.js';
 import { SYSTEM_ACTOR } from './subscription-event.entity.js';
-import type { SubscriptionPlans } from './subscription-plans.js';
+import type { SubscriptionRelations } from './subscription-plans.js';
 import { inForce, subscriptionStatus, type SubscriptionStatus } from './subscription-state.js';
 import type { PaymentRow, StoredSubscription, SubscriptionEventRow } from './subscriptions.repository.js';
 
@@ -15,9 +15,9 @@ type RowView = Omit<SubscriptionDto, 'plan' | 'features' | 'pendingPlan' | 'auto
  * auto-renewal) give the same view.
  */
 interface View {
-  plan: SubscriptionPlans['plan'];
-  pending: SubscriptionPlans['pending'];
-  autoRenew: SubscriptionPlans['autoRenew'];
+  plan: SubscriptionRelations['plan'];
+  pending: SubscriptionRelations['pending'];
+  autoRenew: SubscriptionRelations['autoRenew'];
   dto: SubscriptionDto;
 }
 
@@ -35,7 +35,7 @@ export function subscriptionDtoOfRow(
   address: string,
   stored: StoredSubscription,
   now: Date,
-  plans: SubscriptionPlans,
+  plans: SubscriptionRelations,
 ): SubscriptionDto {
   let views = viewsOfRow.get(stored);
   if (views === undefined) {
@@ -57,7 +57,7 @@ export function toSubscriptionDto(
   address: string,
   stored: StoredSubscription | null,
   now: Date,
-  plans: SubscriptionPlans,
+  plans: SubscriptionRelations,
 ): SubscriptionDto {
   return withPlans(rowView(address, stored, now), stored, plans);
 }
@@ -65,7 +65,7 @@ export function toSubscriptionDto(
 function withPlans(
   view: RowView,
   stored: StoredSubscription | null,
-  { plan, pending, autoRenew }: SubscriptionPlans,
+  { plan, pending, autoRenew }: SubscriptionRelations,
 ): SubscriptionDto {
   return {
     ...view,
