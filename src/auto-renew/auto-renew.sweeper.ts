@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
 import { Sweeper } from '../database/sweeper.js';
+import { Metrics } from '../metrics/metrics.service.js';
 import { PlansService } from '../plans/plans.service.js';
 import type { SubscriptionDto } from '../subscriptions/dto/subscription.dto.js';
 import { SubscriptionCredits } from '../subscriptions/subscription-credits.service.js';
@@ -67,6 +68,8 @@ export class AutoRenewSweeper extends Sweeper {
   private readonly leadMs: number;
   private readonly retryMs: readonly number[];
   private readonly gateway: 'free' | 'erc20';
+  /** As the last round found it, before working. */
+  private oldestDueSeconds = 0;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -78,6 +81,7 @@ export class AutoRenewSweeper extends Sweeper {
     private readonly dunning: SubscriptionDunning,
     private readonly plans: PlansService,
     private readonly invalidations: InvalidationLog,
+    metrics: Metrics,
   ) {
     // Under `erc20` the keeper's executor collects the charges; without one nothing is charged.
     super({
@@ -88,9 +92,17 @@ export class AutoRenewSweeper extends Sweeper {
     this.leadMs = config.autoRenewLeadSeconds * 1000;
     this.retryMs = config.autoRenewRetrySeconds.map((seconds) => seconds * 1000);
     this.gateway = config.paymentGateway === 'erc20' ? 'erc20' : 'free';
+    metrics.gauge(
+      'tollgate_auto_renew_oldest_due_seconds',
+      'Seconds the oldest enabled mandate had been due (its next charge or retry) without being worked on, as the last renewal sweep round found it (0: none).',
+      [],
+      (set) => set(this.oldestDueSeconds),
+    );
   }
 
-  protected sweep(): Promise<void> {
+  protected async sweep(): Promise<void> {
+    // One read per round: how far behind the rounds are, which grows when the keeper cannot keep up.
+    this.oldestDueSeconds = await this.repository.oldestDueSeconds();
     return this.drain(() => this.batch(), BATCH_SIZE, 'worked on due automatic renewals');
   }
 
