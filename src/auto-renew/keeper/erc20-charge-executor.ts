@@ -3,12 +3,10 @@ import {
   type Address,
   BaseError,
   ContractFunctionRevertedError,
-  createPublicClient,
   encodeEventTopics,
   encodeFunctionData,
   erc20Abi,
   type Hex,
-  http,
   keccak256,
   parseEventLogs,
   type PublicClient,
@@ -16,7 +14,6 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { tracedTransport } from '../../tracing/traced-transport.js';
 import {
   ChargeExecutor,
   type ChargeOutcome,
@@ -43,7 +40,8 @@ const CLAIM_LEASE_SECONDS = 60;
 const REPLACEMENT_BUMP_64THS = 80n;
 
 export interface Erc20ChargeExecutorOptions {
-  rpcUrl: string;
+  /** The chain's endpoint (`CHAIN_RPC_URL`), through automatic renewal's one client (autoRenewChainClient). */
+  client: PublicClient;
   /** The configured chain (`PAYMENT_CHAIN_ID`): an endpoint serving another is refused. */
   chainId: number;
   /** The charging contract (`AUTO_RENEW_CHARGER_ADDRESS`). */
@@ -54,8 +52,6 @@ export interface Erc20ChargeExecutorOptions {
   confirmations: number;
   /** `KEEPER_REPLACE_AFTER_SECONDS`. */
   replaceAfterSeconds: number;
-  /** `CHAIN_RPC_TIMEOUT_MS`: one request; a hanging endpoint is unavailable after it. */
-  rpcTimeoutMs: number;
   /** How long one `charge` call waits for the receipt and its confirmations before answering `pending`. */
   receiptWaitMs?: number;
   /** Between two reads of the receipt while waiting. */
@@ -90,15 +86,7 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
   ) {
     super();
     this.account = privateKeyToAccount(options.privateKey);
-    this.client = createPublicClient({
-      transport: tracedTransport(
-        http(options.rpcUrl, { timeout: options.rpcTimeoutMs, retryCount: 0 }),
-        options.rpcUrl,
-      ),
-      // Block numbers decide confirmations: read afresh, not from viem's 4-second cache.
-      cacheTime: 0,
-      ccipRead: false,
-    });
+    this.client = options.client;
     this.receiptWaitMs = options.receiptWaitMs ?? 30_000;
     this.pollMs = options.pollMs ?? 500;
   }
