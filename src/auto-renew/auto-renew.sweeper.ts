@@ -162,7 +162,10 @@ export class AutoRenewSweeper extends Sweeper {
         "The plan's price or period is no longer the mandate's: register a new mandate with the plan's terms.",
       );
     }
-    if (periodEnd.getTime() - Date.now() < HOLD_BEFORE_END_MS) await this.hold(mandate, periodEnd);
+    // Under `free` a charge is collected as it is asked for: nothing can wait over the end.
+    if (this.gateway === 'erc20' && periodEnd.getTime() - Date.now() < HOLD_BEFORE_END_MS) {
+      await this.hold(mandate, periodEnd);
+    }
     const outcome = await this.executor!.charge(dueCharge(mandate, index));
     await this.record(mandate, index, periodEnd, outcome);
   }
