@@ -1,3 +1,4 @@
+import type { ChargeOutcome } from '../src/auto-renew/charge-executor.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
@@ -26,12 +27,31 @@ async function status(app: TestApp, session: WalletSession): Promise<Record<stri
   return answer.body as Record<string, any>;
 }
 
-/** A signed-in wallet with a running subscription and automatic renewal enabled. */
-async function subscribedWithAutoRenew(app: TestApp): Promise<{ session: WalletSession; end: string }> {
+/**
+ * No `payment_failed` or `recovered` event, and the period that ended at `end` did not lapse (a period credited
+ * after it may have run out since: these periods last seconds).
+ */
+async function expectNoFailure(app: TestApp, session: WalletSession, end: string): Promise<void> {
+  expect(await events(app, session, 'subscription.payment_failed')).toEqual([]);
+  expect(await events(app, session, 'subscription.recovered')).toEqual([]);
+  const expired = await events(app, session, 'subscription.expired');
+  expect(expired.filter((event) => event.data.currentPeriodEnd === end)).toEqual([]);
+}
+
+/** A signed-in wallet with a running subscription and automatic renewal enabled (for `periods`, when given). */
+async function subscribedWithAutoRenew(
+  app: TestApp,
+  periods?: number,
+  before?: (session: WalletSession) => void,
+): Promise<{ session: WalletSession; end: string }> {
   const session = await login(app.url);
+  before?.(session);
   const renewed = await http(app.url).post('/subscriptions/renew', { token: session.token, body: {} });
   expect(renewed.status).toBe(200);
-  const enabled = await http(app.url).post('/subscriptions/auto-renew', { token: session.token, body: {} });
+  const enabled = await http(app.url).post('/subscriptions/auto-renew', {
+    token: session.token,
+    body: periods === undefined ? {} : { periods },
+  });
   expect(enabled.status).toBe(200);
   return { session, end: renewed.body.currentPeriodEnd as string };
 }
@@ -190,6 +210,72 @@ describe('automatic renewal under free', () => {
     await http(app.url).post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
   });
 
+  it('a charge still in flight at the period end keeps the subscription in force, then pays the period after it', async () => {
+    const inFlight: ChargeOutcome = { kind: 'pending' };
+    const { session, end } = await subscribedWithAutoRenew(app, 1, (wallet) =>
+      executor.hold(wallet.address, inFlight),
+    );
+    await until(
+      async () => executor.askedOf(session).length > 0 && Date.now() > Date.parse(end) + 1000,
+      WAIT,
+      'the period end with the charge in flight',
+    );
+    const held = await status(app, session);
+    expect(held).toMatchObject({ active: true, status: 'past_due', currentPeriodEnd: end });
+    expect(held.autoRenew.failure).toBeNull();
+
+    executor.hold(session.address, null);
+    await until(
+      async () => (await events(app, session, 'subscription.renewed')).length === 2,
+      WAIT,
+      'the credit',
+    );
+    const [renewal] = await events(app, session, 'subscription.renewed');
+    expect(renewal!.data).toMatchObject({
+      previousPeriodEnd: end,
+      currentPeriodEnd: new Date(Date.parse(end) + 8000).toISOString(),
+    });
+    // Nothing failed: nothing to tell the subscriber, nothing to recover from.
+    await expectNoFailure(app, session, end);
+    expect(executor.askedOf(session).map((due) => due.periodIndex)).toEqual(
+      executor.askedOf(session).map(() => 0n),
+    );
+  });
+
+  it('the chain down through the period end: no payment_failed, asked again soon, charged once when back', async () => {
+    const down: ChargeOutcome = {
+      kind: 'failed',
+      failure: 'chain_unavailable',
+      detail: "the chain's endpoint did not answer (could not read the chain id); tried again later",
+      retryable: true,
+    };
+    const { session, end } = await subscribedWithAutoRenew(app, 1, (wallet) =>
+      executor.hold(wallet.address, down),
+    );
+    // Asked again within the wait, not an hour later (AUTO_RENEW_RETRY_SECONDS): the chain's retries are its own.
+    await until(
+      async () => executor.askedOf(session).length >= 2 && Date.now() > Date.parse(end) + 1000,
+      WAIT,
+      'a second attempt past the period end',
+    );
+    const held = await status(app, session);
+    expect(held).toMatchObject({ active: true, status: 'past_due', currentPeriodEnd: end });
+    expect(await events(app, session, 'subscription.payment_failed')).toEqual([]);
+
+    executor.hold(session.address, null);
+    await until(
+      async () => (await events(app, session, 'subscription.renewed')).length === 2,
+      WAIT,
+      'the credit',
+    );
+    const [renewal] = await events(app, session, 'subscription.renewed');
+    expect(renewal!.data).toMatchObject({
+      previousPeriodEnd: end,
+      currentPeriodEnd: new Date(Date.parse(end) + 8000).toISOString(),
+    });
+    await expectNoFailure(app, session, end);
+  });
+
   it('a revoked mandate is a cancellation at period end, not a retry loop', async () => {
     executor.next({
       kind: 'failed',
@@ -243,6 +329,35 @@ describe('automatic renewal when the grace runs out', () => {
     const [expired] = await events(app, session, 'subscription.expired');
     expect(expired!.data).toMatchObject({ status: 'expired', reason: 'payment_failed' });
     expect(await events(app, session, 'subscription.payment_failed')).toHaveLength(1);
+  });
+
+  it('a charge that confirms after the subscription ran out pays the period after its end, once', async () => {
+    const inFlight: ChargeOutcome = { kind: 'pending' };
+    const { session, end } = await subscribedWithAutoRenew(app, 1, (wallet) =>
+      executor.hold(wallet.address, inFlight),
+    );
+    // No grace: the subscription runs out while its charge is in flight, and the mandate is kept for it.
+    await until(
+      async () => executor.askedOf(session).length > 0 && (await status(app, session)).status === 'expired',
+      WAIT,
+      'the end of the period with the charge in flight',
+    );
+    executor.hold(session.address, null);
+    await until(
+      async () => (await events(app, session, 'subscription.renewed')).length === 2,
+      WAIT,
+      'the late credit',
+    );
+    const [renewal] = await events(app, session, 'subscription.renewed');
+    expect(renewal!.data).toMatchObject({
+      previousPeriodEnd: end,
+      currentPeriodEnd: new Date(Date.parse(end) + 8000).toISOString(),
+      payment: { gateway: 'free' },
+    });
+    // The late confirmation was only asked about (settle), never charged anew, and credited once.
+    expect(executor.askedOf(session).map((due) => due.periodIndex)).toEqual(
+      executor.askedOf(session).map(() => 0n),
+    );
   });
 });
 

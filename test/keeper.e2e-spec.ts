@@ -13,6 +13,7 @@ import {
   toHex,
 } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { autoRenewChainClient } from '../src/auto-renew/chain-client.js';
 import type { ChargeOutcome, DueCharge } from '../src/auto-renew/charge-executor.js';
 import {
   Erc20ChargeExecutor,
@@ -51,17 +52,19 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
   let keeperKey: Hex;
   const payee = getAddress(privateKeyToAccount(generatePrivateKey()).address);
 
-  const executor = (options: Partial<Erc20ChargeExecutorOptions> = {}): Erc20ChargeExecutor =>
+  const executor = ({
+    // Generous: with other suites beside it, tevm can take seconds to answer.
+    rpcTimeoutMs = 10_000,
+    ...options
+  }: Partial<Erc20ChargeExecutorOptions> & { rpcTimeoutMs?: number } = {}): Erc20ChargeExecutor =>
     new Erc20ChargeExecutor(
       {
-        rpcUrl: proxy.url,
+        client: autoRenewChainClient(proxy.url, rpcTimeoutMs),
         chainId: chain.chainId,
         charger,
         privateKey: keeperKey,
         confirmations: 1,
         replaceAfterSeconds: 180,
-        // Generous: with other suites beside it, tevm can take seconds to answer.
-        rpcTimeoutMs: 10_000,
         receiptWaitMs: 5_000,
         pollMs: 50,
         ...options,

@@ -8,6 +8,7 @@ import { AutoRenewController } from './auto-renew.controller.js';
 import { AutoRenewRepository } from './auto-renew.repository.js';
 import { AutoRenewService } from './auto-renew.service.js';
 import { AutoRenewSweeper } from './auto-renew.sweeper.js';
+import { AutoRenewChainModule } from './chain-client.js';
 import { CHARGE_EXECUTOR, type ChargeExecutor } from './charge-executor.js';
 import { FreeChargeExecutor } from './free-charge-executor.js';
 import { MandateReads } from './mandate-reads.service.js';
@@ -28,7 +29,7 @@ export class AutoRenewModule {
   static forRoot(options: AutoRenewOptions = {}): DynamicModule {
     return {
       module: AutoRenewModule,
-      imports: [SubscriptionsModule, PlansModule, KeeperModule],
+      imports: [SubscriptionsModule, PlansModule, AutoRenewChainModule, KeeperModule],
       controllers: [AutoRenewController],
       providers: [
         AutoRenewService,

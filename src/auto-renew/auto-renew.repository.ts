@@ -142,6 +142,18 @@ export class AutoRenewRepository {
     return { mandates: rows.map(({ now: _now, ...mandate }) => mandate), now };
   }
 
+  /**
+   * Seconds since the oldest enabled mandate fell due (`next_charge_at` passed) without being looked at since; 0 when
+   * none is due. One read of the due index.
+   */
+  async oldestDueSeconds(): Promise<number> {
+    const { rows } = await this.db.run<{ seconds: number }>(
+      sql`SELECT COALESCE(floor(extract(epoch FROM clock_timestamp() - min(next_charge_at))), 0)::integer AS seconds
+          FROM auto_renew_mandates WHERE status = 'enabled' AND next_charge_at <= clock_timestamp()`,
+    );
+    return rows[0]?.seconds ?? 0;
+  }
+
   /** Looks again at `nextChargeAt`, with no attempt made (releases the lease). `clearFailure`: the period moved. */
   async reschedule(id: string, nextChargeAt: Date, clearFailure: boolean): Promise<void> {
     await this.db.run(

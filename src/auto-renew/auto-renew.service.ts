@@ -1,13 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  createPublicClient,
-  erc20Abi,
-  getAddress,
-  http,
-  isAddressEqual,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { erc20Abi, getAddress, isAddressEqual, type Hex, type PublicClient } from 'viem';
 import { WalletSignatureVerifier } from '../auth/signature/wallet-signature.verifier.js';
 import { checksumAddress, storageAddress, type Address } from '../common/address/wallet-address.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -18,9 +10,9 @@ import { PlansService } from '../plans/plans.service.js';
 import type { AutoRenewDto, SubscriptionDto } from '../subscriptions/dto/subscription.dto.js';
 import { AUTO_RENEW_OFF, SubscriptionAutoRenew } from '../subscriptions/subscription-auto-renew.js';
 import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service.js';
-import { tracedTransport } from '../tracing/traced-transport.js';
 import { AutoRenewErrors } from './auto-renew.errors.js';
 import { AutoRenewRepository, type NewMandate, type StoredMandate } from './auto-renew.repository.js';
+import { AUTO_RENEW_CHAIN } from './chain-client.js';
 import { MandateReads } from './mandate-reads.service.js';
 import { type EnableAutoRenewDto, FREE_DEFAULT_PERIODS, type MandateDto } from './dto/auto-renew.dto.js';
 import { type Mandate, mandateHash } from './mandate.js';
@@ -35,7 +27,6 @@ import { type Mandate, mandateHash } from './mandate.js';
 export class AutoRenewService {
   private readonly offer: AutoRenewOffer;
   private readonly leadMs: number;
-  private readonly client: PublicClient | undefined;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -45,18 +36,10 @@ export class AutoRenewService {
     private readonly verifier: WalletSignatureVerifier,
     autoRenew: SubscriptionAutoRenew,
     reads: MandateReads,
+    @Inject(AUTO_RENEW_CHAIN) private readonly client: PublicClient | null,
   ) {
     this.offer = autoRenewOfferOf(config);
     this.leadMs = config.autoRenewLeadSeconds * 1000;
-    this.client =
-      this.offer.gateway === 'erc20'
-        ? createPublicClient({
-            transport: tracedTransport(
-              http(this.offer.rpcUrl, { timeout: config.chainRpcTimeoutMs, retryCount: 0 }),
-              this.offer.rpcUrl,
-            ),
-          })
-        : undefined;
     // Every status and entitlements read shows the automatic renewal: from a cache kept exact by the mandates'
     // trigger, for the requests the access guard admitted (SubscriptionLookup).
     autoRenew.register(

@@ -6,13 +6,19 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
 import { Sweeper } from '../database/sweeper.js';
+import { Metrics } from '../metrics/metrics.service.js';
 import { PlansService } from '../plans/plans.service.js';
 import type { SubscriptionDto } from '../subscriptions/dto/subscription.dto.js';
 import { SubscriptionCredits } from '../subscriptions/subscription-credits.service.js';
 import { SubscriptionDunning } from '../subscriptions/subscription-dunning.service.js';
 import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service.js';
 import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
-import { CHARGE_EXECUTOR, type ChargeExecutor, type ChargeOutcome } from './charge-executor.js';
+import {
+  CHARGE_EXECUTOR,
+  type ChargeExecutor,
+  type ChargeOutcome,
+  type DueCharge,
+} from './charge-executor.js';
 import type { Mandate } from './mandate.js';
 
 /** How often the sweep looks for due charges. */
@@ -23,6 +29,17 @@ const BATCH_SIZE = 50;
 const LEASE_SECONDS = 300;
 /** When a charge is in flight (sent, not yet confirmed), it is asked about again this much later. */
 const PENDING_RECHECK_MS = 15_000;
+/**
+ * The chain's endpoint down: asked again after a quarter of the time since the charge fell due, within these
+ * bounds (seconds apart at first, every five minutes through a long outage). Not the dunning schedule: nothing failed.
+ */
+const CHAIN_RETRY_MIN_MS = 15_000;
+const CHAIN_RETRY_MAX_MS = 300_000;
+/**
+ * A charge asked for this close to the period end (or after it) may still wait for the chain when the period ends:
+ * the subscription is held in force first (SubscriptionDunning.holdForCharge), not only once the executor answers.
+ */
+const HOLD_BEFORE_END_MS = 60_000;
 
 /** A failure that no retry can mend without a new mandate ends the renewal: a cancel at period end. */
 const STOPPING = new Set([
@@ -41,13 +58,18 @@ const STOPPING = new Set([
  * a `charged` outcome is credited through SubscriptionCredits.creditPayment exactly as a manual renewal, in one
  * transaction with `charged_through` (which refuses a second credit of an index) and the payment row (whose unique
  * transfer refuses a second credit of a transfer). A failure is dunning (SubscriptionDunning): `past_due` and
- * retries on AUTO_RENEW_RETRY_SECONDS, or a cancel at period end when the mandate can no longer charge.
+ * retries on AUTO_RENEW_RETRY_SECONDS, or a cancel at period end when the mandate can no longer charge. A charge
+ * that waits for the chain (in flight, or the endpoint down) is no failure: the subscription is held in force
+ * through the grace and the charge asked about again soon; a subscription that ran out all the same ends its
+ * mandate only once the executor says no charge of it is in flight, and a late one still pays the period it was for.
  */
 @Injectable()
 export class AutoRenewSweeper extends Sweeper {
   private readonly leadMs: number;
   private readonly retryMs: readonly number[];
   private readonly gateway: 'free' | 'erc20';
+  /** As the last round found it, before working. */
+  private oldestDueSeconds = 0;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -59,6 +81,7 @@ export class AutoRenewSweeper extends Sweeper {
     private readonly dunning: SubscriptionDunning,
     private readonly plans: PlansService,
     private readonly invalidations: InvalidationLog,
+    metrics: Metrics,
   ) {
     // Under `erc20` the keeper's executor collects the charges; without one nothing is charged.
     super({
@@ -69,9 +92,17 @@ export class AutoRenewSweeper extends Sweeper {
     this.leadMs = config.autoRenewLeadSeconds * 1000;
     this.retryMs = config.autoRenewRetrySeconds.map((seconds) => seconds * 1000);
     this.gateway = config.paymentGateway === 'erc20' ? 'erc20' : 'free';
+    metrics.gauge(
+      'tollgate_auto_renew_oldest_due_seconds',
+      'Seconds the oldest enabled mandate had been due (its next charge or retry) without being worked on, as the last renewal sweep round found it (0: none).',
+      [],
+      (set) => set(this.oldestDueSeconds),
+    );
   }
 
-  protected sweep(): Promise<void> {
+  protected async sweep(): Promise<void> {
+    // One read per round: how far behind the rounds are, which grows when the keeper cannot keep up.
+    this.oldestDueSeconds = await this.repository.oldestDueSeconds();
     return this.drain(() => this.batch(), BATCH_SIZE, 'worked on due automatic renewals');
   }
 
@@ -96,10 +127,11 @@ export class AutoRenewSweeper extends Sweeper {
 
   private async work(mandate: StoredMandate): Promise<void> {
     const subscription = await this.subscriptions.status(mandate.address as Address);
-    if (!subscription.active || subscription.currentPeriodEnd === null) {
+    if (subscription.currentPeriodEnd === null) {
       return this.repository.end(undefined, mandate.id, 'subscription_ended');
     }
     const periodEnd = new Date(subscription.currentPeriodEnd);
+    if (!subscription.active) return this.settleLapsed(mandate, periodEnd);
     if (subscription.cancelAtPeriodEnd) {
       // Canceled: nothing to charge; once the period is over the subscription ends the mandate above.
       return this.repository.reschedule(mandate.id, later(periodEnd), false);
@@ -130,13 +162,35 @@ export class AutoRenewSweeper extends Sweeper {
         "The plan's price or period is no longer the mandate's: register a new mandate with the plan's terms.",
       );
     }
-    const outcome = await this.executor!.charge({
-      mandateHash: (mandate.mandateHash ?? `0x${'0'.repeat(64)}`) as Hex,
-      mandate: toMandate(mandate),
-      signature: (mandate.signature ?? '0x') as Hex,
-      periodIndex: BigInt(index),
-    });
+    // Under `free` a charge is collected as it is asked for: nothing can wait over the end.
+    if (this.gateway === 'erc20' && periodEnd.getTime() - Date.now() < HOLD_BEFORE_END_MS) {
+      await this.hold(mandate, periodEnd);
+    }
+    const outcome = await this.executor!.charge(dueCharge(mandate, index));
     await this.record(mandate, index, periodEnd, outcome);
+  }
+
+  /**
+   * The subscription is no longer in force (over, or canceled and past its end). A charge of the period after its
+   * end may still be in flight (the grace ran out while the chain was waited for): it is asked about, never sent
+   * anew, and credited from that period end once confirmed. Only when none is in flight does the mandate end.
+   */
+  private async settleLapsed(mandate: StoredMandate, periodEnd: Date): Promise<void> {
+    const index = dueIndex(mandate, periodEnd);
+    const outcome =
+      index === null || index <= (mandate.chargedThrough ?? -1) || index >= mandate.periods
+        ? null
+        : await this.executor!.settle(dueCharge(mandate, index));
+    if (outcome === null || (outcome.kind === 'failed' && outcome.failure !== 'chain_unavailable')) {
+      return this.repository.end(undefined, mandate.id, 'subscription_ended');
+    }
+    if (outcome.kind === 'charged') return this.credit(mandate, index!, periodEnd, outcome);
+    return this.repository.reschedule(mandate.id, new Date(Date.now() + PENDING_RECHECK_MS), false);
+  }
+
+  /** Holds the subscription in force while the charge of the period after `periodEnd` waits for the chain. */
+  private hold(mandate: StoredMandate, periodEnd: Date): Promise<boolean> {
+    return this.db.transaction((tx) => this.dunning.holdForCharge(tx, mandate.address, periodEnd));
   }
 
   private async record(
@@ -147,13 +201,21 @@ export class AutoRenewSweeper extends Sweeper {
   ): Promise<void> {
     switch (outcome.kind) {
       case 'charged':
-        return this.credit(mandate, index, outcome);
+        return this.credit(mandate, index, periodEnd, outcome);
       case 'pending':
+        await this.hold(mandate, periodEnd);
         return this.repository.reschedule(mandate.id, new Date(Date.now() + PENDING_RECHECK_MS), false);
       case 'failed':
         break;
     }
     const { failure, detail, retryable } = outcome;
+    if (failure === 'chain_unavailable') {
+      // Not the payer's doing, and not a payment that failed: no dunning, no event; asked again soon.
+      await this.hold(mandate, periodEnd);
+      const sinceDue = Date.now() - (periodEnd.getTime() - this.leadMs);
+      const delay = Math.min(CHAIN_RETRY_MAX_MS, Math.max(CHAIN_RETRY_MIN_MS, Math.floor(sinceDue / 4)));
+      return this.repository.reschedule(mandate.id, new Date(Date.now() + delay), false);
+    }
     if (failure === 'period_not_started')
       return this.repository.reschedule(mandate.id, later(periodEnd), false);
     if (failure === 'already_charged') {
@@ -178,10 +240,14 @@ export class AutoRenewSweeper extends Sweeper {
     });
   }
 
-  /** Credits a collected period, once: `charged_through` and the payment's unique transfer both refuse a second. */
+  /**
+   * Credits a collected period, once: `charged_through` and the payment's unique transfer both refuse a second. The
+   * period paid is the one after `periodEnd`, also when the charge confirmed after that end had passed.
+   */
   private async credit(
     mandate: StoredMandate,
     index: number,
+    periodEnd: Date,
     outcome: Extract<ChargeOutcome, { kind: 'charged' }>,
   ): Promise<void> {
     const write = (credit: boolean) =>
@@ -196,6 +262,7 @@ export class AutoRenewSweeper extends Sweeper {
             source: this.gateway,
             periods: 1,
             periodSeconds: mandate.periodSeconds,
+            paysAfter: periodEnd,
           },
           { amountMinor: outcome.amountMinor, transfer: outcome.transfer },
         );
@@ -234,6 +301,15 @@ export function dueIndex(
 /** `at`, or a minute from now if that is sooner: a mandate is never looked at again in the same breath. */
 function later(at: Date): Date {
   return new Date(Math.max(at.getTime(), Date.now() + 60_000));
+}
+
+function dueCharge(mandate: StoredMandate, index: number): DueCharge {
+  return {
+    mandateHash: (mandate.mandateHash ?? `0x${'0'.repeat(64)}`) as Hex,
+    mandate: toMandate(mandate),
+    signature: (mandate.signature ?? '0x') as Hex,
+    periodIndex: BigInt(index),
+  };
 }
 
 function toMandate(mandate: StoredMandate): Mandate {

@@ -43,6 +43,14 @@ export type ChargeOutcome =
  */
 export abstract class ChargeExecutor {
   abstract charge(due: DueCharge): Promise<ChargeOutcome>;
+
+  /**
+   * What became of a charge already asked for, without sending one: for a period that may no longer be charged (its
+   * subscription over) but whose charge may be in flight. `charged` once confirmed, `pending` while in flight (or
+   * another process is sending it), `failed` with `chain_unavailable` when that cannot be told; null when nothing
+   * was sent or what was sent carried no charge.
+   */
+  abstract settle(due: DueCharge): Promise<ChargeOutcome | null>;
 }
 
 /**

@@ -5,4 +5,9 @@ export class FreeChargeExecutor extends ChargeExecutor {
   charge(): Promise<ChargeOutcome> {
     return Promise.resolve({ kind: 'charged', amountMinor: 0n, transfer: null });
   }
+
+  /** A zero payment is collected as it is asked for: none is ever in flight. */
+  settle(): Promise<ChargeOutcome | null> {
+    return Promise.resolve(null);
+  }
 }

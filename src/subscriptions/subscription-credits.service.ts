@@ -51,6 +51,12 @@ export interface PeriodCredit {
    * `trial_unavailable`, and `tx` must roll back. The new period is `trialing` to its end (`trialEnd`).
    */
   trial?: boolean;
+  /**
+   * The period end the periods follow, for a payment of the period after it (an automatic charge, which may
+   * confirm after that end has passed): while the subscription still ends there they extend it from there, even once
+   * it has run out, and never start from now.
+   */
+  paysAfter?: Date;
 }
 
 /** A payment the gateway approved (SubscriptionsService.renew): its amount and, on chain, its transfer. */
@@ -120,6 +126,7 @@ export class SubscriptionCredits {
       periodMs: periodSeconds * 1000,
       plan: credit.plan ?? null,
       trial: credit.trial ?? false,
+      paysAfter: credit.paysAfter ?? null,
     });
     if (written.expired !== null) {
       // With the features it ends, as the expiry sweep would have told of them; dated at the period end, when they
@@ -141,8 +148,13 @@ export class SubscriptionCredits {
       await this.outbox.record(tx, planChangedEvent(subscription, change, previousPlan));
     }
     await this.outbox.record(tx, renewedEvent(subscription, { address, ...written }, paymentCredit, source));
-    // A payment of a `past_due` subscription, automatic or not, ends its dunning.
-    if (written.previous && subscriptionStatus(written.previous, written.now) === 'past_due') {
+    // A payment of a `past_due` subscription, automatic or not, ends its dunning; a grace held only while a charge
+    // waited for the chain (SubscriptionDunning.holdForCharge) was no failure to recover from.
+    if (
+      written.previous &&
+      subscriptionStatus(written.previous, written.now) === 'past_due' &&
+      (await this.repository.paymentFailedAfter(tx, address, written.previous.currentPeriodEnd))
+    ) {
       await this.outbox.record(tx, recoveredEvent(subscription, { address, now: written.now }));
     }
     const before = written.previous && (await this.plans.of(written.previous, tx));

@@ -73,6 +73,18 @@ export class SubscriptionDunning {
   }
 
   /**
+   * A charge of the period after `periodEnd` waits for the chain: sent and not yet confirmed, or not made because the
+   * chain's endpoint is down. The subscriber did nothing wrong, and the charge may well have been made: the
+   * subscription stays in force (`past_due`) until SUBSCRIPTION_GRACE_HOURS after `periodEnd`, so that it does not
+   * lapse before the charge is known, with no history entry and no event. Also in the moments after `periodEnd`
+   * (the wait began before it), unless its expiry was recorded. False when nothing was held: renewed meanwhile,
+   * canceled, already in a grace, or over.
+   */
+  holdForCharge(tx: SqlExecutor, address: string, periodEnd: Date): Promise<boolean> {
+    return this.repository.holdForCharge(tx, storageAddress(address), periodEnd, this.graceMs);
+  }
+
+  /**
    * The automatic renewal can no longer charge (its mandate revoked or used up): the subscription is canceled at
    * its period end, as a cancel by the service (`subscription.canceled` with the reason), not retried. In a
    * `past_due` grace past its period end, that ends it now. Null when there was nothing to cancel.

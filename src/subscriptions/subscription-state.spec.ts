@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   cancelSubscription,
+  holdForCharge,
   inForce,
   paymentFailed,
   renewSubscription,
@@ -361,5 +362,38 @@ describe('past_due after a failed automatic charge', () => {
     expect(outcome.kind).toBe('canceled');
     const next = (outcome as { next: SubscriptionPeriodState }).next;
     expect(subscriptionStatus(next, at(PERIOD + 5000))).toBe('canceled');
+  });
+});
+
+describe('a charge waiting for the chain', () => {
+  const GRACE = 72 * 3600 * 1000;
+
+  it('holds the subscription in force through the grace, also when placed just after the period end', () => {
+    const held = holdForCharge(fresh, at(PERIOD - 1000), at(PERIOD), GRACE)!;
+    expect(held.graceUntil).toEqual(at(PERIOD + GRACE));
+    expect(subscriptionStatus(held, at(PERIOD + 1000))).toBe('past_due');
+    // The wait began before the end and the sweep came by after it: still the same grace.
+    expect(holdForCharge(fresh, at(PERIOD + 5000), at(PERIOD), GRACE)).toEqual(held);
+    expect(holdForCharge(fresh, at(PERIOD + GRACE), at(PERIOD), GRACE)).toBeNull();
+  });
+
+  it('holds nothing for another period end, a cancel, or a grace already running', () => {
+    expect(holdForCharge(fresh, at(1000), at(2 * PERIOD), GRACE)).toBeNull();
+    expect(holdForCharge(markedToCancel, at(1000), at(PERIOD), GRACE)).toBeNull();
+    const failed = paymentFailed(fresh, at(PERIOD - 1000), GRACE)!;
+    expect(holdForCharge(failed, at(PERIOD - 500), at(PERIOD), GRACE)).toBeNull();
+  });
+
+  it('a payment for the period after an end that ran out extends from that end, not from now', () => {
+    const lapsed = at(PERIOD + GRACE + 5000);
+    expect(renewSubscription(fresh, lapsed, PERIOD, at(PERIOD)).next).toMatchObject({
+      currentPeriodStart: at(0),
+      currentPeriodEnd: at(2 * PERIOD),
+    });
+    // Without it, or for an end the subscription no longer has, a lapsed subscription starts afresh now.
+    expect(renewSubscription(fresh, lapsed, PERIOD).next.currentPeriodEnd).toEqual(
+      new Date(lapsed.getTime() + PERIOD),
+    );
+    expect(renewSubscription(fresh, lapsed, PERIOD, at(2 * PERIOD)).next.currentPeriodStart).toEqual(lapsed);
   });
 });

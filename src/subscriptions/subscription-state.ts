@@ -74,21 +74,45 @@ export function paymentFailed(
 }
 
 /**
+ * A charge of the period after `periodEnd` is waiting for the chain (sent and not confirmed, or the chain's endpoint
+ * down) at `now`: a subscription that still ends at `periodEnd`, not canceled, stays in force through the grace,
+ * `graceMs` after its period end, as a failed charge does (an existing grace is kept). Unlike `paymentFailed` it
+ * also applies in the moments after the period end, up to where the grace would end: the wait may have begun
+ * before it. Null: nothing to change.
+ */
+export function holdForCharge(
+  state: SubscriptionPeriodState | null,
+  now: Date,
+  periodEnd: Date,
+  graceMs: number,
+): SubscriptionPeriodState | null {
+  if (state === null || state.cancelAtPeriodEnd || state.graceUntil !== null) return null;
+  if (state.currentPeriodEnd.getTime() !== periodEnd.getTime()) return null;
+  const graceUntil = new Date(state.currentPeriodEnd.getTime() + graceMs);
+  if (now.getTime() >= graceUntil.getTime()) return null;
+  return { ...state, graceUntil };
+}
+
+/**
  * A subscription in force is extended from its current end, so renewing early never loses paid time (nor trial
  * time: a renewal during a trial starts the paid period at the trial's end); any other subscription starts a fresh
- * period now, dropping a previous cancel and trial.
+ * period now, dropping a previous cancel and trial. `paysAfter`: the payment is for the period after that end (an
+ * automatic charge that confirmed late); while the subscription still ends there it is extended from it, even
+ * once it has run out.
  */
 export function renewSubscription(
   state: SubscriptionPeriodState | null,
   now: Date,
   periodMs: number,
+  paysAfter?: Date,
 ): { next: SubscriptionPeriodState; previousPeriodEnd: Date | null } {
   if (!Number.isSafeInteger(periodMs) || periodMs <= 0) {
     throw new RangeError(`periodMs must be a positive integer, got ${periodMs}`);
   }
   const previousPeriodEnd = state === null ? null : new Date(state.currentPeriodEnd);
+  const paidPeriodFollows = state !== null && state.currentPeriodEnd.getTime() === paysAfter?.getTime();
   // A `past_due` subscription was in force through its grace: the periods paid follow its period end.
-  if (state !== null && inForce(subscriptionStatus(state, now))) {
+  if (state !== null && (paidPeriodFollows || inForce(subscriptionStatus(state, now)))) {
     return {
       next: {
         currentPeriodStart: new Date(state.currentPeriodStart),

@@ -12,6 +12,7 @@ import {
   cancelSubscription,
   coveredUntil,
   inForce,
+  holdForCharge,
   paymentFailed,
   renewSubscription,
   startTrial,
@@ -92,6 +93,8 @@ export interface CreditWrite {
   plan: { id: string; archived: boolean } | null;
   /** The periods are a trial of `plan` (PeriodCredit.trial): taken once per (address, plan), ever. */
   trial: boolean;
+  /** The period end the periods follow (PeriodCredit.paysAfter); null: the current one, or now once it ran out. */
+  paysAfter: Date | null;
 }
 
 export interface CancelRequest {
@@ -210,7 +213,14 @@ export interface RecordedExpiries {
  * there no target column gives them a type.
  */
 
-function updateRow({ address, planId, pending, state, expiryRecordedFor, now }: SubscriptionChange): Sql {
+function updateRow({
+  address,
+  planId,
+  pending,
+  state,
+  expiryRecordedFor,
+  now,
+}: Omit<SubscriptionChange, 'event'>): Sql {
   return sql`UPDATE subscriptions
     SET plan_id = ${planId}, current_period_start = ${state.currentPeriodStart}, current_period_end = ${state.currentPeriodEnd},
         cancel_at_period_end = ${state.cancelAtPeriodEnd}, canceled_at = ${state.canceledAt}, trial_end = ${state.trialEnd},
@@ -376,7 +386,7 @@ export class SubscriptionsRepository {
       await tx.run(
         insertHistory(appliedChangeEntry(address, current.currentPeriodEnd, planChanged), sql`NULL`),
       );
-    const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs);
+    const { next, previousPeriodEnd } = renewSubscription(current, now, paidMs, write.paysAfter ?? undefined);
     const expiryRecordedFor = expiryDue ? current.currentPeriodEnd : current.expiryRecordedFor;
     const stored = await this.runCredit(tx, 'update', write, {
       planId: active ? onPlan : planId,
@@ -663,6 +673,44 @@ export class SubscriptionsRepository {
       sql`WITH s AS (${updateRow(change)}), h AS (${insertHistory(change, sql`NULL FROM s`)}) SELECT * FROM s`,
     );
     return { stored: rows[0]!, previous: current, now };
+  }
+
+  /**
+   * Keeps the subscription in force while a charge of the period after `periodEnd` waits for the chain
+   * (subscription-state.ts `holdForCharge`): the row's grace is set, with no history entry (nothing failed). False,
+   * and nothing written, when there is nothing to hold: renewed meanwhile, canceled, already in a grace, or its
+   * expiry already recorded (then told of: the charge, once confirmed, still pays the period after `periodEnd`).
+   */
+  async holdForCharge(tx: SqlExecutor, address: string, periodEnd: Date, graceMs: number): Promise<boolean> {
+    const { current, now } = await this.lock(tx, address);
+    if (current === null || current.expiryRecordedFor?.getTime() === current.currentPeriodEnd.getTime()) {
+      return false;
+    }
+    const next = holdForCharge(current, now, periodEnd, graceMs);
+    if (next === null) return false;
+    const pending =
+      current.pendingPlanId === null ? null : { planId: current.pendingPlanId, at: current.pendingPlanAt! };
+    await tx.runPrepared(
+      'subscriptions_hold_for_charge',
+      updateRow({
+        address,
+        planId: current.planId,
+        pending,
+        state: next,
+        expiryRecordedFor: current.expiryRecordedFor,
+        now,
+      }),
+    );
+    return true;
+  }
+
+  /** Whether a charge of the period after `periodEnd` was recorded as failed (a `payment_failed` history entry). */
+  async paymentFailedAfter(tx: SqlExecutor, address: string, periodEnd: Date): Promise<boolean> {
+    const { rows } = await tx.run<{ failed: boolean }>(
+      sql`SELECT EXISTS (SELECT 1 FROM subscription_events
+            WHERE address = ${address} AND type = 'payment_failed' AND previous_period_end = ${periodEnd}) AS failed`,
+    );
+    return rows[0]!.failed;
   }
 
   /**

@@ -3,12 +3,10 @@ import {
   type Address,
   BaseError,
   ContractFunctionRevertedError,
-  createPublicClient,
   encodeEventTopics,
   encodeFunctionData,
   erc20Abi,
   type Hex,
-  http,
   keccak256,
   parseEventLogs,
   type PublicClient,
@@ -16,7 +14,6 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { tracedTransport } from '../../tracing/traced-transport.js';
 import {
   ChargeExecutor,
   type ChargeOutcome,
@@ -43,7 +40,8 @@ const CLAIM_LEASE_SECONDS = 60;
 const REPLACEMENT_BUMP_64THS = 80n;
 
 export interface Erc20ChargeExecutorOptions {
-  rpcUrl: string;
+  /** The chain's endpoint (`CHAIN_RPC_URL`), through automatic renewal's one client (autoRenewChainClient). */
+  client: PublicClient;
   /** The configured chain (`PAYMENT_CHAIN_ID`): an endpoint serving another is refused. */
   chainId: number;
   /** The charging contract (`AUTO_RENEW_CHARGER_ADDRESS`). */
@@ -54,8 +52,6 @@ export interface Erc20ChargeExecutorOptions {
   confirmations: number;
   /** `KEEPER_REPLACE_AFTER_SECONDS`. */
   replaceAfterSeconds: number;
-  /** `CHAIN_RPC_TIMEOUT_MS`: one request; a hanging endpoint is unavailable after it. */
-  rpcTimeoutMs: number;
   /** How long one `charge` call waits for the receipt and its confirmations before answering `pending`. */
   receiptWaitMs?: number;
   /** Between two reads of the receipt while waiting. */
@@ -90,15 +86,7 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
   ) {
     super();
     this.account = privateKeyToAccount(options.privateKey);
-    this.client = createPublicClient({
-      transport: tracedTransport(
-        http(options.rpcUrl, { timeout: options.rpcTimeoutMs, retryCount: 0 }),
-        options.rpcUrl,
-      ),
-      // Block numbers decide confirmations: read afresh, not from viem's 4-second cache.
-      cacheTime: 0,
-      ccipRead: false,
-    });
+    this.client = options.client;
     this.receiptWaitMs = options.receiptWaitMs ?? 30_000;
     this.pollMs = options.pollMs ?? 500;
   }
@@ -122,28 +110,48 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
   }
 
   async charge(due: DueCharge): Promise<ChargeOutcome> {
-    let outcome: ChargeOutcome;
-    try {
-      outcome = await this.collect(due);
-    } catch (error) {
-      if (!(error instanceof ChainUnavailable)) throw error;
-      outcome = { kind: 'failed', failure: 'chain_unavailable', detail: error.message, retryable: true };
-    }
+    // The first transaction, and one more should it revert: a charge that keeps reverting is not sent in a loop,
+    // only when asked again (pending meanwhile).
+    const outcome = (await this.answer(() => this.collect(due, 2))) ?? { kind: 'pending' };
     this.metrics?.counted(outcome);
     return outcome;
   }
 
-  private async collect(due: DueCharge): Promise<ChargeOutcome> {
+  /** The charge already asked for, reconciled as `charge` does, but no transaction is signed. */
+  async settle(due: DueCharge): Promise<ChargeOutcome | null> {
+    const outcome = await this.answer(() => this.collect(due, 0));
+    if (outcome) this.metrics?.counted(outcome);
+    return outcome;
+  }
+
+  private async answer(work: () => Promise<ChargeOutcome | null>): Promise<ChargeOutcome | null> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof ChainUnavailable)) throw error;
+      return { kind: 'failed', failure: 'chain_unavailable', detail: error.message, retryable: true };
+    }
+  }
+
+  /**
+   * `sends`: how many new transactions this call may still sign (a recorded one is broadcast again or replaced
+   * whatever it is). Null: none of ours is in flight or carried the charge, and none may be sent.
+   */
+  private async collect(due: DueCharge, sends: number): Promise<ChargeOutcome | null> {
     const key = chargeKey(due);
     const row = await this.repository.find(key, this.options.replaceAfterSeconds);
     if (row?.state === 'confirmed') return this.charged(due, row.transferTxHash!, row.transferLogIndex!);
-    if (row?.state === 'sent') return this.reconcile(due, row);
+    if (row?.state === 'sent') return this.reconcile(due, row, Math.min(sends, 1));
     if (row?.state === 'claimed' && !row.claimExpired) return { kind: 'pending' };
-    return this.sendFresh(due);
+    if (sends > 0) return this.sendFresh(due, sends);
+    // Nothing of ours: the period may still have been charged by another caller (`charge` is open to anyone).
+    await this.checkChain();
+    const transfer = await this.chargedOnChain(due);
+    return transfer ? this.charged(due, transfer.txHash, transfer.logIndex) : null;
   }
 
   /** No transaction of ours is in flight for this charge: simulate, claim, sign, record, broadcast, wait. */
-  private async sendFresh(due: DueCharge, mayResend = true): Promise<ChargeOutcome> {
+  private async sendFresh(due: DueCharge, sends: number): Promise<ChargeOutcome | null> {
     await this.checkChain();
     const refused = await this.simulate(due);
     if (refused) return refused;
@@ -175,15 +183,19 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
     );
     if (!signed) return { kind: 'pending' };
     await this.broadcast(signed.rawTx as Hex);
-    return this.awaitOutcome(due, [signed.txHash as Hex], mayResend);
+    return this.awaitOutcome(due, [signed.txHash as Hex], sends - 1);
   }
 
   /** A transaction of ours was recorded: find what became of it before doing anything else. */
-  private async reconcile(due: DueCharge, row: KeeperChargeRow): Promise<ChargeOutcome> {
+  private async reconcile(
+    due: DueCharge,
+    row: KeeperChargeRow,
+    sends: number,
+  ): Promise<ChargeOutcome | null> {
     await this.checkChain();
     const hashes = [row.txHash!, ...row.replacedTxHashes] as Hex[];
     const mined = await this.minedReceipt(hashes);
-    if (mined) return this.settle(due, row, mined);
+    if (mined) return this.settleReceipt(due, row, mined, sends);
 
     const minedNonce = await this.ask('read the nonce', () =>
       this.client.getTransactionCount({ address: this.account.address, blockTag: 'latest' }),
@@ -194,26 +206,26 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
       const transfer = await this.chargedOnChain(due);
       if (transfer) return this.confirmWith(due, row, transfer);
       await this.repository.markReverted(chargeKey(due), row.txHash!);
-      return this.sendFresh(due, false);
+      return sends > 0 ? this.sendFresh(due, sends) : null;
     }
 
     if (row.replaceDue) {
       const replacement = await this.replace(due, row);
-      if (replacement) return this.awaitOutcome(due, [replacement.txHash as Hex, ...hashes]);
+      if (replacement) return this.awaitOutcome(due, [replacement.txHash as Hex, ...hashes], sends);
       return { kind: 'pending' };
     }
     // Still waiting: broadcast it again, as it is (the mempool may have lost it, or it was never sent).
     await this.broadcast(row.rawTx as Hex);
-    return this.awaitOutcome(due, hashes);
+    return this.awaitOutcome(due, hashes, sends);
   }
 
   /** What a mined transaction of ours did. */
-  private async settle(
+  private async settleReceipt(
     due: DueCharge,
     row: Pick<KeeperChargeRow, 'txHash'>,
     receipt: TransactionReceipt,
-    mayResend = true,
-  ): Promise<ChargeOutcome> {
+    sends: number,
+  ): Promise<ChargeOutcome | null> {
     if (receipt.status === 'success') {
       const transfer = this.transferIn(due, receipt);
       if (!transfer)
@@ -222,11 +234,10 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
       return this.confirmWith(due, row, { txHash: receipt.transactionHash, logIndex: transfer });
     }
     // Reverted on chain: the state changed between the simulation and the block (or another caller charged it).
-    // The nonce is spent; the charge is simulated and, if it can be made, sent again.
+    // The nonce is spent; the charge is simulated and, if it can be made (and this call may), sent again.
     this.logger.warn(`charge ${receipt.transactionHash} reverted`);
     await this.repository.markReverted(chargeKey(due), row.txHash!);
-    // Once per call: a charge that keeps reverting is not sent in a loop, only when asked again.
-    return mayResend ? this.sendFresh(due, false) : { kind: 'pending' };
+    return sends > 0 ? this.sendFresh(due, sends) : null;
   }
 
   private async confirmWith(
@@ -250,14 +261,14 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
   }
 
   /** Waits (bounded) for one of `hashes` to be mined with its confirmations; `pending` when the wait runs out. */
-  private async awaitOutcome(due: DueCharge, hashes: Hex[], mayResend = true): Promise<ChargeOutcome> {
+  private async awaitOutcome(due: DueCharge, hashes: Hex[], sends: number): Promise<ChargeOutcome | null> {
     const deadline = Date.now() + this.receiptWaitMs;
     for (;;) {
       const mined = await this.minedReceipt(hashes);
       if (mined && (mined.status !== 'success' || (await this.confirmed(mined.blockNumber)))) {
         const row = await this.repository.find(chargeKey(due), this.options.replaceAfterSeconds);
         if (row?.state === 'confirmed') return this.charged(due, row.transferTxHash!, row.transferLogIndex!);
-        return this.settle(due, { txHash: row?.txHash ?? hashes[0]! }, mined, mayResend);
+        return this.settleReceipt(due, { txHash: row?.txHash ?? hashes[0]! }, mined, sends);
       }
       if (Date.now() + this.pollMs > deadline) return { kind: 'pending' };
       await new Promise((resolve) => setTimeout(resolve, this.pollMs));

@@ -4,12 +4,11 @@ import type { ChargeOutcome } from '../charge-executor.js';
 
 /**
  * The keeper's metrics: charges by outcome (as asked: a charge reported `pending` twice counts twice), the gas
- * balance and the oldest charge waiting for the chain (both read when scraped), and the oldest due charge, which
- * the renewal sweep sets since it alone knows what is due.
+ * balance and the oldest charge waiting for the chain (both read when scraped). The oldest due charge is the renewal
+ * sweep's (AutoRenewSweeper), under any gateway.
  */
 export class KeeperMetrics {
   private readonly charges: Counter<'outcome'>;
-  private oldestDueSeconds = 0;
 
   constructor(
     metrics: Metrics,
@@ -34,20 +33,9 @@ export class KeeperMetrics {
       [],
       async (set) => set(await sources.oldestWaitingSeconds()),
     );
-    metrics.gauge(
-      'tollgate_auto_renew_oldest_due_seconds',
-      'Seconds the oldest due, uncollected charge has been due, as the renewal sweep last saw it (0: none).',
-      [],
-      (set) => set(this.oldestDueSeconds),
-    );
   }
 
   counted(outcome: ChargeOutcome): void {
     this.charges.inc({ outcome: outcome.kind === 'failed' ? outcome.failure : outcome.kind });
-  }
-
-  /** For the renewal sweep: how long the oldest charge it found due and not yet collected has been due. */
-  setOldestDue(seconds: number): void {
-    this.oldestDueSeconds = Math.max(0, Math.floor(seconds));
   }
 }

@@ -1,10 +1,12 @@
 import { Inject, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/app-config.module.js';
-import { erc20PaymentSettings, keeperKeyOf, paymentGatewayOf } from '../../config/settings.js';
+import type { PublicClient } from 'viem';
+import { erc20PaymentSettings, keeperKeyOf } from '../../config/settings.js';
 import { HealthModule } from '../../health/health.module.js';
 import { HealthNotes } from '../../health/health-notes.js';
 import { Metrics } from '../../metrics/metrics.service.js';
+import { AUTO_RENEW_CHAIN, AutoRenewChainModule } from '../chain-client.js';
 import { Erc20ChargeExecutor } from './erc20-charge-executor.js';
 import { KeeperMetrics } from './keeper.metrics.js';
 import { KeeperRepository } from './keeper.repository.js';
@@ -16,16 +18,21 @@ import { KeeperRepository } from './keeper.repository.js';
 export const KEEPER_EXECUTOR = Symbol('KEEPER_EXECUTOR');
 
 @Module({
-  imports: [HealthModule],
+  imports: [HealthModule, AutoRenewChainModule],
   providers: [
     KeeperRepository,
     {
       provide: KEEPER_EXECUTOR,
-      inject: [APP_CONFIG, KeeperRepository, Metrics],
-      useFactory: (config: AppConfig, repository: KeeperRepository, metrics: Metrics) => {
+      inject: [APP_CONFIG, KeeperRepository, Metrics, AUTO_RENEW_CHAIN],
+      useFactory: (
+        config: AppConfig,
+        repository: KeeperRepository,
+        metrics: Metrics,
+        client: PublicClient | null,
+      ) => {
         const key = keeperKeyOf(config);
         const charger = config.autoRenewChargerAddress;
-        if (paymentGatewayOf(config) !== 'erc20' || charger === undefined) return null;
+        if (client === null || charger === undefined) return null;
         if (key === undefined) {
           new Logger('Keeper').warn(
             'AUTO_RENEW_CHARGER_ADDRESS is set without a keeper key: nothing is charged',
@@ -35,13 +42,12 @@ export const KEEPER_EXECUTOR = Symbol('KEEPER_EXECUTOR');
         const payment = erc20PaymentSettings(config);
         const executor: Erc20ChargeExecutor = new Erc20ChargeExecutor(
           {
-            rpcUrl: payment.rpcUrl,
+            client,
             chainId: payment.chainId,
             charger,
             privateKey: key,
             confirmations: payment.confirmations,
             replaceAfterSeconds: config.keeperReplaceAfterSeconds,
-            rpcTimeoutMs: config.chainRpcTimeoutMs,
           },
           repository,
           new KeeperMetrics(metrics, {
