@@ -17,6 +17,7 @@ import {
 import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
+import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
 import type { TestApp } from './utils/test-app.js';
 import { login, newWallet } from './utils/wallet.js';
 
@@ -134,6 +135,56 @@ describe('dashboard: automatic renewal under free', () => {
       expect((await statusOf(t.url, token)).autoRenew.enabled).toBe(true);
       // It renews itself at the trial's end: nothing to warn about.
       expect(await endsSoon.count()).toBe(0);
+    },
+    BROWSER_TIMEOUT,
+  );
+});
+
+describe('dashboard: a charge waiting for the chain', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let pages: DashboardPages;
+  const executor = new ScriptedChargeExecutor();
+
+  beforeAll(async () => {
+    // Periods of 20 s charged 10 s before their end: the hold comes within a sweep round or two.
+    t = await startDashboardApp(
+      { SUBSCRIPTION_PERIOD_SECONDS: '20', AUTO_RENEW_LEAD_SECONDS: '10' },
+      { chargeExecutor: executor },
+    );
+    browser = await launchChromium();
+    pages = new DashboardPages(browser, `${t.url}/dashboard`);
+  }, BROWSER_TIMEOUT);
+  afterEach(() => pages?.closeAll());
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it(
+    'says the payment is on its way, not that it failed, and shows the renewal once it is confirmed',
+    async () => {
+      const { page, token, wallet } = await pages.signedIn();
+      executor.hold(wallet.account.address, { kind: 'pending' });
+      expect((await http(t.url).post('/subscriptions/renew', { token, body: {} })).status).toBe(200);
+      expect((await http(t.url).post('/subscriptions/auto-renew', { token, body: {} })).status).toBe(200);
+      await until(async () => (await statusOf(t.url, token)).status === 'past_due', WAIT, 'the hold');
+      const held = await statusOf(t.url, token);
+      expect(held.autoRenew.failure).toBeNull();
+
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const pending = page.getByTestId('payment-pending');
+      await pending.waitFor();
+      await expect(page.getByTestId('subscription-status').textContent()).resolves.toBe('Payment pending');
+      await expect(pending.locator('time').getAttribute('datetime')).resolves.toBe(held.graceEndsAt);
+      expect(await page.getByTestId('past-due').count()).toBe(0);
+      await screenshots(page, 'auto-renew-payment-pending');
+
+      executor.hold(wallet.account.address, null);
+      await until(async () => (await statusOf(t.url, token)).status === 'active', WAIT, 'the credit');
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect(page.getByTestId('subscription-status').textContent()).resolves.toBe('Active');
+      expect(await page.getByTestId('payment-pending').count()).toBe(0);
     },
     BROWSER_TIMEOUT,
   );

@@ -118,7 +118,8 @@ const WEBHOOK_EVENTS: Readonly<Record<EventType, [model: Type<unknown>, summary:
   ],
   'subscription.recovered': [
     SubscriptionRecoveredEventDto,
-    'A `past_due` subscription was paid for (after its `subscription.renewed`).',
+    'A subscription `past_due` after a failed charge was paid for (after its `subscription.renewed`); not sent ' +
+      'when the charge had only waited for the chain.',
   ],
   'subscription.expired': [SubscriptionExpiredEventDto, 'A period ran out (within 60 s of its end).'],
   'api_key.created': [ApiKeyCreatedEventDto, 'The wallet created an API key.'],

@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { createWalletClient, defineChain, type Hex, http as viemHttp, type TypedDataDefinition } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from '../../src/common/net/free-port.js';
-import { startTestApp, type TestApp } from './test-app.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 import { newWallet } from './wallet.js';
 import { SESSION_COOKIE } from '../../src/auth/session-cookie.js';
 
@@ -41,9 +41,13 @@ export function launchChromium(): Promise<Browser> {
  * The service for a browser test, with `env` on top: on a port chosen before it starts, so the page signs in under
  * its own origin (AUTH_DOMAIN, AUTH_URI), and with a session cookie the browser keeps over plain http.
  */
-export async function startDashboardApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startDashboardApp(
+  env: Record<string, string> = {},
+  options: Omit<TestAppOptions, 'env' | 'port'> = {},
+): Promise<TestApp> {
   const port = await freePort();
   return startTestApp({
+    ...options,
     port,
     env: {
       AUTH_URI: `http://127.0.0.1:${port}`,

@@ -1913,7 +1913,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -1944,7 +1944,7 @@ export interface components {
              */
             reason?: "mandate_revoked" | "mandate_ended";
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2031,7 +2031,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2040,7 +2040,7 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2147,7 +2147,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2162,7 +2162,7 @@ export interface components {
              */
             reason: "canceled" | "not_renewed" | "trial_ended" | "payment_failed";
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2254,7 +2254,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2263,7 +2263,7 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2350,7 +2350,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2375,7 +2375,7 @@ export interface components {
              */
             reason: string;
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2468,7 +2468,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2490,7 +2490,7 @@ export interface components {
              */
             scheduled: boolean;
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2607,7 +2607,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2629,7 +2629,7 @@ export interface components {
              */
             previousPeriodEnd: string | null;
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */
@@ -2716,7 +2716,7 @@ export interface components {
             features: string[];
             /**
              * Format: date-time
-             * @description While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
+             * @description While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The features stay on until then; a successful charge or a renewal before it recovers the subscription from its period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.
              * @example null
              */
             graceEndsAt: string | null;
@@ -2725,7 +2725,7 @@ export interface components {
             /** @description The plan of the current (or last) period (addition); `default`, the plan the settings define, when the wallet never chose one or never subscribed. */
             plan: components["schemas"]["SubscriptionPlanDto"];
             /**
-             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force (`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
+             * @description `none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). `past_due` (addition): the automatic charge of the next period failed and is being retried (`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. `canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out without a cancel. Computed when read, from the timestamps.
              * @example active
              * @enum {string}
              */

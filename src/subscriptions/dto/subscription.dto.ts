@@ -132,8 +132,9 @@ export class SubscriptionDto {
     description:
       '`none`: never subscribed. `trialing` (addition): in a free trial, now is before `trialEnd`; `active` is true ' +
       'and the features are in force. `active`: now is before `currentPeriodEnd` (possibly with `cancelAtPeriodEnd`). ' +
-      '`past_due` (addition): an automatic charge failed and is being retried; the subscription stays in force ' +
-      '(`active` true, features on) until SUBSCRIPTION_GRACE_HOURS after `currentPeriodEnd`, then expires. ' +
+      '`past_due` (addition): the automatic charge of the next period failed and is being retried ' +
+      '(`autoRenew.failure` says why), or is still waiting for the chain (`autoRenew.failure` null); the ' +
+      'subscription stays in force (`active` true, features on) until `graceEndsAt`, then expires unless paid. ' +
       '`canceled`: ended by a cancel (immediate, or the period ran out after one). `expired`: the period ran out ' +
       'without a cancel. Computed when read, from the timestamps.',
   })
@@ -214,7 +215,8 @@ export class SubscriptionDto {
     nullable: true,
     example: null,
     description:
-      'While `past_due` (addition): the end of the grace (SUBSCRIPTION_GRACE_HOURS after the period end). The ' +
+      'While `past_due` (addition; a failed charge, or one waiting for the chain): the end of the grace ' +
+      '(SUBSCRIPTION_GRACE_HOURS after the period end). The ' +
       'features stay on until then; a successful charge or a renewal before it recovers the subscription from its ' +
       'period end, and at it the subscription expires with `reason: "payment_failed"`. Null otherwise.',
   })

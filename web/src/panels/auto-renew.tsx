@@ -268,16 +268,31 @@ export function PastDueBanner(props: AutoRenewProps) {
       }
     });
 
+  if (!failure) {
+    // Nothing failed: the period's charge is waiting for the chain (sent and not yet confirmed, or the chain's
+    // endpoint down), and the service keeps the subscription in force meanwhile.
+    return (
+      <div class="banner" role="status" data-testid="payment-pending">
+        <p>
+          The payment for the next period is on its way: it is waiting for the chain to confirm it.{' '}
+          {graceEndsAt && (
+            <>
+              Your features stay on meanwhile, until <DateTime value={graceEndsAt} /> at the latest.
+            </>
+          )}
+        </p>
+      </div>
+    );
+  }
+
   return (
     <div class="banner banner-danger" role="alert" aria-labelledby={titleId} data-testid="past-due">
       <div class="banner-text">
         <p>
           <strong id={titleId}>The automatic payment failed</strong>
         </p>
-        <p data-testid="past-due-message">
-          {failure ? sentence(whatIsWrong(failure.message)) : 'The latest charge could not be made.'}
-        </p>
-        <p data-testid="past-due-advice">{adviceFor(failure?.reason, self, needsAllowance, plan)}</p>
+        <p data-testid="past-due-message">{sentence(whatIsWrong(failure.message))}</p>
+        <p data-testid="past-due-advice">{adviceFor(failure.reason, self, needsAllowance, plan)}</p>
         <p class="muted small">
           {subscription.autoRenew.nextChargeAt && (
             <>

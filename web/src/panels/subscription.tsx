@@ -88,7 +88,9 @@ function StatusBadge({ subscription }: { subscription: Subscription }) {
     <span class={`badge badge-${tone}`} data-testid="subscription-status">
       {ending
         ? `${subscription.status === 'trialing' ? 'Free trial' : 'Active'}, ends at period end`
-        : STATUS_LABEL[subscription.status]}
+        : subscription.status === 'past_due' && !subscription.autoRenew.failure
+          ? 'Payment pending'
+          : STATUS_LABEL[subscription.status]}
     </span>
   );
 }
