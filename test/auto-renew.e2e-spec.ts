@@ -5,8 +5,17 @@ import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, type WalletSession } from './utils/wallet.js';
 
-/** Periods of 8 s whose charge is due 4 s before their end: a renewal comes within a sweep round or two. */
-const SHORT = { SUBSCRIPTION_PERIOD_SECONDS: '8', AUTO_RENEW_LEAD_SECONDS: '4' };
+/**
+ * Periods of 12 s whose charge is due 8 s before their end: due 4 s after a renewal, so a renewal comes within a
+ * sweep round or two, and a sweep that a loaded machine runs late by up to 8 s still charges before the end (past
+ * it, under `free`, the subscription is over and its mandate ends).
+ */
+const PERIOD_MS = 12_000;
+const LEAD_MS = 8_000;
+const SHORT = {
+  SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_MS / 1000),
+  AUTO_RENEW_LEAD_SECONDS: String(LEAD_MS / 1000),
+};
 /** A sweep round (5 s) and a period, with room for a busy machine. */
 const WAIT = 60_000;
 
@@ -77,7 +86,7 @@ describe('automatic renewal under free', () => {
       token: null,
       payee: null,
       amount: '0',
-      periodSeconds: 8,
+      periodSeconds: PERIOD_MS / 1000,
     });
   });
 
@@ -111,10 +120,10 @@ describe('automatic renewal under free', () => {
     expect(enabled.status).toBe(200);
     expect(enabled.body.autoRenew).toEqual({
       enabled: true,
-      nextChargeAt: new Date(firstEnd - 4000).toISOString(),
+      nextChargeAt: new Date(firstEnd - LEAD_MS).toISOString(),
       amount: '0',
       token: null,
-      endsAt: new Date(Math.floor(firstEnd / 1000) * 1000 + 12 * 8000).toISOString(),
+      endsAt: new Date(Math.floor(firstEnd / 1000) * 1000 + 12 * PERIOD_MS).toISOString(),
       failure: null,
     });
 
@@ -128,7 +137,7 @@ describe('automatic renewal under free', () => {
     expect(renewals.map((event) => event.data.previousPeriodEnd)).toEqual([
       null,
       new Date(firstEnd).toISOString(),
-      new Date(firstEnd + 8000).toISOString(),
+      new Date(firstEnd + PERIOD_MS).toISOString(),
     ]);
     expect(renewals[1]!.data.payment).toMatchObject({ gateway: 'free', amount: '0', txHash: null });
     const history = await api.get('/subscriptions/history', { token: session.token });
@@ -149,7 +158,7 @@ describe('automatic renewal under free', () => {
   it('a manual renewal moves the due period on: it is never charged twice', async () => {
     const { session, end } = await subscribedWithAutoRenew(app);
     const manual = await http(app.url).post('/subscriptions/renew', { token: session.token, body: {} });
-    expect(manual.body.currentPeriodEnd).toBe(new Date(Date.parse(end) + 8000).toISOString());
+    expect(manual.body.currentPeriodEnd).toBe(new Date(Date.parse(end) + PERIOD_MS).toISOString());
     await until(
       async () => (await events(app, session, 'subscription.renewed')).length >= 3,
       WAIT,
@@ -233,7 +242,7 @@ describe('automatic renewal under free', () => {
     const [renewal] = await events(app, session, 'subscription.renewed');
     expect(renewal!.data).toMatchObject({
       previousPeriodEnd: end,
-      currentPeriodEnd: new Date(Date.parse(end) + 8000).toISOString(),
+      currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
     });
     // Nothing failed: nothing to tell the subscriber, nothing to recover from.
     await expectNoFailure(app, session, end);
@@ -271,7 +280,7 @@ describe('automatic renewal under free', () => {
     const [renewal] = await events(app, session, 'subscription.renewed');
     expect(renewal!.data).toMatchObject({
       previousPeriodEnd: end,
-      currentPeriodEnd: new Date(Date.parse(end) + 8000).toISOString(),
+      currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
     });
     await expectNoFailure(app, session, end);
   });
@@ -351,7 +360,7 @@ describe('automatic renewal when the grace runs out', () => {
     const [renewal] = await events(app, session, 'subscription.renewed');
     expect(renewal!.data).toMatchObject({
       previousPeriodEnd: end,
-      currentPeriodEnd: new Date(Date.parse(end) + 8000).toISOString(),
+      currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
       payment: { gateway: 'free' },
     });
     // The late confirmation was only asked about (settle), never charged anew, and credited once.
