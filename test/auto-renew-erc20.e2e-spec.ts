@@ -241,6 +241,29 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
   );
 
   it(
+    'reads the allowance again after a charge: a payer who approved one period sees the shortfall of the next',
+    async () => {
+      const { session, end } = await subscribed();
+      await token.approve(session.address, charger, PRICE);
+      const offer = await terms(session, end, 3n);
+      const enabled = await register(session, offer.mandate, await sign(session.account, offer));
+      expect(enabled.body.autoRenew.allowanceShortfall).toBeUndefined();
+      await until(
+        async () => (await events(session, 'subscription.renewed')).length === 2,
+        WAIT,
+        'the first automatic charge',
+      );
+      await until(
+        async () => (await status(session)).autoRenew.allowanceShortfall === PRICE.toString(),
+        WAIT,
+        'the shortfall of the next period',
+      );
+      await api().post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     'charges a smart-wallet payer (ERC-1271): the owner signs for the wallet, the wallet pays',
     async () => {
       const owner = newWallet();

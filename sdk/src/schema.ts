@@ -902,7 +902,7 @@ export interface components {
         };
         AutoRenewDto: {
             /**
-             * @description Present when the allowance the charging contract holds, as last read, is short of one period's amount: how much more to approve, in the smallest unit.
+             * @description Present when the allowance the charging contract holds, as last read (at registration and after each charge), is short of one period's amount: how much more to approve, in the smallest unit.
              * @example 3000000
              */
             allowanceShortfall?: string;

@@ -181,6 +181,14 @@ export class AutoRenewRepository {
     return rows.length > 0;
   }
 
+  /** The allowance's shortfall as just read from the chain (after a charge spent part of the allowance). */
+  async setShortfall(id: string, shortfall: bigint): Promise<void> {
+    await this.db.run(
+      sql`UPDATE auto_renew_mandates SET allowance_shortfall = ${shortfall.toString()}, updated_at = now()
+          WHERE id = ${id} AND allowance_shortfall <> ${shortfall.toString()}`,
+    );
+  }
+
   /** The next look, once the credit moved the period end (in the credit's transaction). */
   async scheduleNext(tx: SqlExecutor, id: string, nextChargeAt: Date): Promise<void> {
     await tx.run(

@@ -149,6 +149,24 @@ export class AutoRenewService {
     return { ...subscription, autoRenew: await this.view(storageAddress(address)) };
   }
 
+  /**
+   * Reads the allowance again once a charge spent part of it, so that `allowanceShortfall` warns before the next
+   * charge fails rather than after. Under `free`, or when the chain cannot be read, nothing changes: the next
+   * charge's simulation reports a shortfall anyway.
+   */
+  async refreshShortfall(mandate: Pick<StoredMandate, 'id' | 'address' | 'amountMinor'>): Promise<void> {
+    const offer = this.offer;
+    if (offer.gateway !== 'erc20') return;
+    let allowance: bigint;
+    try {
+      allowance = await this.allowance(getAddress(mandate.address), offer);
+    } catch {
+      return;
+    }
+    const amount = BigInt(mandate.amountMinor);
+    await this.repository.setShortfall(mandate.id, allowance >= amount ? 0n : amount - allowance);
+  }
+
   /** The automatic renewal as the subscription object shows it. */
   async view(address: string, tx?: SqlExecutor): Promise<AutoRenewDto> {
     return autoRenewView(await this.repository.findEnabled(address, tx));

@@ -13,6 +13,7 @@ import { SubscriptionCredits } from '../subscriptions/subscription-credits.servi
 import { SubscriptionDunning } from '../subscriptions/subscription-dunning.service.js';
 import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service.js';
 import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
+import { AutoRenewService } from './auto-renew.service.js';
 import {
   CHARGE_EXECUTOR,
   type ChargeExecutor,
@@ -81,6 +82,7 @@ export class AutoRenewSweeper extends Sweeper {
     private readonly dunning: SubscriptionDunning,
     private readonly plans: PlansService,
     private readonly invalidations: InvalidationLog,
+    private readonly autoRenew: AutoRenewService,
     metrics: Metrics,
   ) {
     // Under `erc20` the keeper's executor collects the charges; without one nothing is charged.
@@ -277,6 +279,8 @@ export class AutoRenewSweeper extends Sweeper {
       await write(false);
       await this.repository.reschedule(mandate.id, new Date(), true);
     }
+    // The charge spent part of the allowance: the payer learns of a shortfall before the next charge fails.
+    await this.autoRenew.refreshShortfall(mandate);
   }
 
   /** The mandate can no longer charge: the subscription is canceled at its period end, and the mandate ended. */

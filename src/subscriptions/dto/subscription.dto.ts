@@ -108,7 +108,8 @@ export class AutoRenewDto {
     required: false,
     example: '3000000',
     description:
-      "Present when the allowance the charging contract holds, as last read, is short of one period's amount: " +
+      'Present when the allowance the charging contract holds, as last read (at registration and after each ' +
+      "charge), is short of one period's amount: " +
       'how much more to approve, in the smallest unit.',
   })
   allowanceShortfall?: string;

@@ -145,7 +145,8 @@ export function AutoRenewSection(props: AutoRenewProps) {
           </dl>
           {autoRenew.allowanceShortfall && subscription.status !== 'past_due' && (
             <p class="note note-warning" data-testid="allowance-shortfall">
-              When it was turned on, the allowance for the charging contract was{' '}
+              As last read (when it was turned on, and after each charge), the allowance for the charging
+              contract was{' '}
               {plan?.erc20
                 ? formatAmount(autoRenew.allowanceShortfall, plan.erc20.decimals, plan.erc20.symbol)
                 : autoRenew.allowanceShortfall}{' '}
