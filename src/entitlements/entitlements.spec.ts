@@ -44,7 +44,10 @@ describe('entitlements', () => {
     const graceEndsAt = '2026-12-25T01:30:00.000Z';
     const pastDue: SubscriptionInForce = { ...inForce, graceEndsAt };
     expect(entitlementOf(pastDue, 'export.csv')).toMatchObject({ entitled: true, until: graceEndsAt });
-    expect(entitlementsOf(pastDue)).toMatchObject({ features: ['api.calls', 'export.csv'], until: graceEndsAt });
+    expect(entitlementsOf(pastDue)).toMatchObject({
+      features: ['api.calls', 'export.csv'],
+      until: graceEndsAt,
+    });
   });
 
   it('hands out copies, so a caller cannot change the cached subscription', () => {
