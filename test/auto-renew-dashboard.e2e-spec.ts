@@ -183,7 +183,11 @@ describe('dashboard: a charge waiting for the chain', () => {
       executor.hold(wallet.account.address, null);
       await until(async () => (await statusOf(t.url, token)).status === 'active', WAIT, 'the credit');
       await page.getByRole('button', { name: 'Refresh' }).click();
-      await expect(page.getByTestId('subscription-status').textContent()).resolves.toBe('Active');
+      // The page reads the status again after the click: wait for it to show, rather than read it at once.
+      await page
+        .getByTestId('subscription-status')
+        .filter({ hasText: /^Active$/ })
+        .waitFor();
       expect(await page.getByTestId('payment-pending').count()).toBe(0);
     },
     BROWSER_TIMEOUT,
