@@ -12,7 +12,12 @@
 // transfer per payer, each the payment its period was credited with, none missing, none twice) and the charging
 // contract's Charged logs.
 //
-// Knobs: BENCH_MANDATES (1000), BENCH_AUTORENEW_ROUNDS (2), BENCH_AUTORENEW_MARGIN_SECONDS (the time allowed for the
+// A mandate whose charge has not come by its period end is not charged: the subscription expires and the mandate ends
+// (`expiredUncharged`). The keeper charges one mandate at a time, each to its receipt, so with the default lead only
+// as many as it charges in 300 s are charged; BENCH_AUTORENEW_LEAD_SECONDS=3600 gives a thousand room.
+//
+// Knobs: BENCH_MANDATES (1000), BENCH_AUTORENEW_ROUNDS (2), BENCH_AUTORENEW_LEAD_SECONDS (300, the service's default),
+// BENCH_AUTORENEW_MARGIN_SECONDS (the time allowed for the
 // registrations before the due moment; by default 30 s + 0.5 s a mandate), BENCH_AUTORENEW_TIMEOUT_SECONDS (1200).
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -28,8 +33,9 @@ const MANDATES = Number(process.env.BENCH_MANDATES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_AUTORENEW_ROUNDS ?? 2);
 const MARGIN_SECONDS = Number(process.env.BENCH_AUTORENEW_MARGIN_SECONDS ?? Math.ceil(30 + 0.5 * MANDATES));
 const TIMEOUT_SECONDS = Number(process.env.BENCH_AUTORENEW_TIMEOUT_SECONDS ?? 1200);
-/** The service's defaults, which the bench leaves as they are: when a charge is due, and the plan's period. */
-const LEAD_SECONDS = 300;
+/** When a charge is due: the service's default (AUTO_RENEW_LEAD_SECONDS) unless BENCH_AUTORENEW_LEAD_SECONDS says. */
+const LEAD_SECONDS = Number(process.env.BENCH_AUTORENEW_LEAD_SECONDS ?? 300);
+/** The plan's period: the service's default. */
 const PERIOD_SECONDS = 2_592_000;
 /** 5 tokens of 6 decimals a period. */
 const PRICE = 5_000_000n;
@@ -154,14 +160,18 @@ async function round({ chain, client, chainClient, service, operatorToken, payee
   const cpuBefore = { service: cpuMs(service.child.pid), chain: cpuMs(chain.pid) };
   const deadline = Date.now() + TIMEOUT_SECONDS * 1000;
   let credited = 0;
+  let ended = 0;
   let lastReport = Date.now();
-  while (credited < MANDATES && Date.now() < deadline) {
+  // Until every mandate is credited or ended (a subscription whose period ended before its charge expires, and its
+  // mandate with it).
+  while (credited + ended < MANDATES && Date.now() < deadline) {
     await sleep(250);
     const { rows } = await client.query(
-      `SELECT count(*)::int AS n FROM payments WHERE address = ANY($1::text[])`,
+      `SELECT (SELECT count(*)::int FROM payments WHERE address = ANY($1::text[])) AS credited,
+              (SELECT count(*)::int FROM auto_renew_mandates WHERE address = ANY($1::text[]) AND status = 'ended') AS ended`,
       [addresses],
     );
-    credited = rows[0].n;
+    ({ credited, ended } = rows[0]);
     if (Date.now() - lastReport > 15_000) {
       log(`${credited} of ${MANDATES} credited after ${((Date.now() - dueAt) / 1000).toFixed(0)} s`);
       lastReport = Date.now();
@@ -200,7 +210,8 @@ async function round({ chain, client, chainClient, service, operatorToken, payee
     [addresses],
   );
   const { rows: mandates } = await client.query(
-    `SELECT count(*) FILTER (WHERE charged_through = 0)::int AS charged, count(*) FILTER (WHERE failure_reason IS NOT NULL)::int AS failed
+    `SELECT count(*) FILTER (WHERE charged_through = 0)::int AS charged, count(*) FILTER (WHERE failure_reason IS NOT NULL)::int AS failed,
+            count(*) FILTER (WHERE ended_reason = 'subscription_ended')::int AS expired
      FROM auto_renew_mandates WHERE address = ANY($1::text[])`,
     [addresses],
   );
@@ -226,11 +237,14 @@ async function round({ chain, client, chainClient, service, operatorToken, payee
     wrongAmount: payments.filter((row) => row.amount !== PRICE.toString()).length,
     mandatesCharged: mandates[0].charged,
     mandatesFailed: mandates[0].failed,
+    // Due, never charged: the subscription's period ended first, so it expired and its mandate ended.
+    expiredUncharged: mandates[0].expired,
   };
   const times = payments.map((row) => row.created_at.getTime() - dueAt).sort((a, b) => a - b);
   const lastSeconds = times.length === MANDATES ? times.at(-1) / 1000 : null;
   return {
     mandates: MANDATES,
+    leadSeconds: LEAD_SECONDS,
     setupSeconds: +setupSeconds.toFixed(1),
     registrationsRetried: retried,
     firstCreditSeconds: times.length > 0 ? +(times[0] / 1000).toFixed(1) : null,
@@ -273,6 +287,7 @@ export async function benchAutoRenew({ root, adminUrl, startService, login, log 
       CHAIN_RPC_URL: chain.rpcUrl,
       AUTO_RENEW_CHARGER_ADDRESS: chain.charger,
       KEEPER_PRIVATE_KEY: keeperKey,
+      ...(LEAD_SECONDS === 300 ? {} : { AUTO_RENEW_LEAD_SECONDS: String(LEAD_SECONDS) }),
     });
     await client.connect();
     const operatorToken = (await login(service.url, operator)).token;
@@ -290,6 +305,7 @@ export async function benchAutoRenew({ root, adminUrl, startService, login, log 
       rounds,
       lastCreditSeconds: finished ? Math.max(...rounds.map((result) => result.lastCreditSeconds)) : null,
       lastCreditSpread: finished ? spread(rounds.map((result) => result.lastCreditSeconds)).spread : null,
+      expiredUncharged: rounds.reduce((sum, result) => sum + result.expiredUncharged, 0),
       serviceCpuMsPerCharge: Math.max(...rounds.map((result) => result.serviceCpuMsPerCharge)),
       chainCpuMsPerCharge: Math.max(...rounds.map((result) => result.chainCpuMsPerCharge)),
       // Every round's reconciliation must be clean: any count here is a defect, not noise.
@@ -302,7 +318,7 @@ export async function benchAutoRenew({ root, adminUrl, startService, login, log 
           result.creditsWithoutTransfer +
           result.transfersNotByCharger +
           result.wrongAmount +
-          (result.mandates - result.mandatesCharged),
+          (result.mandates - result.mandatesCharged - result.expiredUncharged),
         0,
       ),
     };

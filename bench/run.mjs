@@ -858,11 +858,11 @@ async function main() {
         '',
         `Automatic renewal (bench/auto-renew.mjs): ${autoRenew.name}; from the moment all are due (the sweep runs every 5 s) until the last period is credited, and the CPU of the service (its keeper) and of the chain process meanwhile, per charge. Defects: charges reconciled against the chain's Transfer and Charged logs (duplicates, missing, a transfer without its credit or the reverse); must be 0.`,
         '',
-        '| round | mandates | s until the first credit | s until the last | charges/s | service CPU ms / charge | chain CPU ms / charge | transfers | payments | duplicates | missing | set-up s |',
-        '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+        '| round | mandates | lead s | s until the first credit | s until the last | charges/s | service CPU ms / charge | chain CPU ms / charge | transfers | payments | expired uncharged | duplicates | set-up s |',
+        '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
         ...autoRenew.rounds.map(
           (row, i) =>
-            `| ${i + 1} | ${row.mandates} | ${row.firstCreditSeconds ?? ''} | ${row.lastCreditSeconds ?? `not within the timeout`} | ${row.chargesPerSecond ?? ''} | ${row.serviceCpuMsPerCharge} | ${row.chainCpuMsPerCharge} | ${row.transfers} | ${row.payments} | ${row.duplicates} | ${row.missing} | ${row.setupSeconds} |`,
+            `| ${i + 1} | ${row.mandates} | ${row.leadSeconds} | ${row.firstCreditSeconds ?? ''} | ${row.lastCreditSeconds ?? `not all`} | ${row.chargesPerSecond ?? ''} | ${row.serviceCpuMsPerCharge} | ${row.chainCpuMsPerCharge} | ${row.transfers} | ${row.payments} | ${row.expiredUncharged} | ${row.duplicates} | ${row.setupSeconds} |`,
         ),
         '',
         `Spread of the time until the last credit between rounds: ${percent(autoRenew.lastCreditSpread)}; defects in all rounds: ${autoRenew.defects}.`,
