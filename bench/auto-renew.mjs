@@ -182,6 +182,9 @@ async function round({ chain, client, chainClient, service, operatorToken, payee
     chain: cpuMs(chain.pid) - cpuBefore.chain,
   };
 
+  log(
+    `${credited} credited and ${ended} ended after ${((Date.now() - dueAt) / 1000).toFixed(0)} s; CPU ms: service ${cpu.service}, chain ${cpu.chain}; reconciling`,
+  );
   // Reconciliation: the chain's transfers to the payee since this round's set-up against the payment rows.
   // Every log, filtered here: tevm refuses a numbered `fromBlock` ("Block with hash 0x08 does not exist") and fails on a
   // topic filter with a null position.
@@ -291,7 +294,11 @@ export async function benchAutoRenew({ root, adminUrl, startService, login, log 
     });
     await client.connect();
     const operatorToken = (await login(service.url, operator)).token;
-    const chainClient = createPublicClient({ transport: http(chain.rpcUrl), cacheTime: 0 });
+    // Reading every log of a thousand charges takes tevm well past viem's default 10 s.
+    const chainClient = createPublicClient({
+      transport: http(chain.rpcUrl, { timeout: 600_000 }),
+      cacheTime: 0,
+    });
     const rounds = [];
     for (let i = 0; i < ROUNDS; i++) {
       log(`autorenew: round ${i + 1} of ${ROUNDS}, setting up ${MANDATES} payers and mandates`);
