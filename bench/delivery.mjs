@@ -2,13 +2,14 @@
 // 1 and 2 delivery worker processes side by side (rounds alternate pgbench and the variants). Used by run.mjs.
 import { spawn, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort } from '../dist/src/common/net/free-port.js';
 import { runMigrations } from '../dist/src/database/migrate.js';
+import { cpuMs } from './service.mjs';
 
 const RENEW_SECONDS = Number(process.env.BENCH_RENEW_DURATION ?? 30);
 const ROUNDS = Number(process.env.BENCH_DELIVERY_ROUNDS ?? 2);
@@ -117,12 +118,6 @@ export async function startReceiver(root) {
       }),
     stop: () => child.kill(),
   };
-}
-
-/** User + system CPU milliseconds a process has used so far (clock ticks of 10 ms, as Linux reports them). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function startWorker(root, nodeFlags, env) {

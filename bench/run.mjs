@@ -26,6 +26,7 @@ import { runMigrations } from '../dist/src/database/migrate.js';
 import { generateApiKey } from '../dist/src/api-keys/api-key-format.js';
 import { freePort } from '../dist/src/common/net/free-port.js';
 import { ratioChart } from './chart.mjs';
+import { benchAutoRenew } from './auto-renew.mjs';
 import { benchDelivery, NOISE_LIMIT, spread, startReceiver } from './delivery.mjs';
 import { createKey, signIn as login } from './api.mjs';
 import { nodeFlags, startService as startBenchService } from './service.mjs';
@@ -41,7 +42,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const LARGE_SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1_000_000);
 const LARGE_KEYS = Number(process.env.BENCH_KEYS ?? 100_000);
 const JWT_SECRET = randomBytes(48).toString('base64url');
-/** Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale, tracing. */
+/**
+ * Which cases run (comma-separated), all by default: reads, renew, delivery, verify, scale, tracing. Also, not by
+ * default (about 15 minutes on its own): autorenew (bench/auto-renew.mjs).
+ */
 const CASES = new Set((process.env.BENCH_CASES ?? 'reads,renew,delivery,verify,scale,tracing').split(','));
 const root = new URL('..', import.meta.url).pathname;
 
@@ -56,8 +60,13 @@ const onPath = (command) => {
 const WANTED_GENERATOR = process.env.BENCH_GENERATOR ?? 'wrk';
 const GENERATOR = WANTED_GENERATOR === 'wrk' && !onPath('wrk') ? 'autocannon' : WANTED_GENERATOR;
 /** Servers on core 0, wrk on core 1: only with wrk, which runs outside this process. */
+/** The autorenew case uses no load generator: run alone, its service and chain processes get every core. */
 const PINNED =
-  GENERATOR === 'wrk' && cpus().length >= 2 && process.env.BENCH_PIN !== '0' && onPath('taskset');
+  GENERATOR === 'wrk' &&
+  cpus().length >= 2 &&
+  process.env.BENCH_PIN !== '0' &&
+  [...CASES].some((name) => name !== 'autorenew') &&
+  onPath('taskset');
 const SETUP = PINNED ? 'wrk on core 1, servers on core 0 (taskset)' : `${GENERATOR}, unpinned`;
 
 const benchStarted = performance.now();
@@ -68,7 +77,7 @@ function phase(now, next) {
   console.error(`[${clock}] ${now}${next ? ` (next: ${next})` : ''}`);
 }
 /** The cases of this run in order, each naming the one after it. */
-const PLAN = ['reads', 'renew', 'delivery', 'verify', 'scale'].filter((name) => CASES.has(name));
+const PLAN = ['reads', 'renew', 'delivery', 'verify', 'scale', 'autorenew'].filter((name) => CASES.has(name));
 const after = (name) => PLAN[PLAN.indexOf(name) + 1] ?? 'writing the results';
 /** The node flags `npm start` runs the service with, for the reference servers too. */
 const NODE_FLAGS = nodeFlags();
@@ -747,6 +756,22 @@ async function main() {
       });
     }
 
+    let autoRenew;
+    if (CASES.has('autorenew')) {
+      phase(
+        'autorenew: mandates due at once, charged on the in-process EVM, in rounds (minutes)',
+        after('autorenew'),
+      );
+      autoRenew = await benchAutoRenew({
+        root,
+        adminUrl: database.url,
+        startService,
+        login,
+        log: (line) => phase(line),
+      });
+      console.log(JSON.stringify(autoRenew));
+    }
+
     const rss = rssMb(service.child.pid);
     const summary = {
       cores: cpus().length,
@@ -765,7 +790,7 @@ async function main() {
     writeFileSync(join(root, 'bench/results/latest.svg'), ratioChart(results, summary));
     writeFileSync(
       join(root, 'bench/results/latest.json'),
-      JSON.stringify({ summary, results }, null, 2) + '\n',
+      JSON.stringify({ summary, results, ...(autoRenew ? { autoRenew } : {}) }, null, 2) + '\n',
     );
     const noise = (row) =>
       row.baselineSpread === null || row.baselineSpread === undefined
@@ -800,6 +825,21 @@ async function main() {
           (row) =>
             `| ${row.rounds[0].workers} | ${row.rps} | ${row.deliveriesPerSecond} | ${row.queueDepthAtEnd} | ${row.secondsUntilEmpty ?? 'not within 180 s'} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.duplicates} | ${row.writerCpuMsPerRenewal} | ${row.workerCpuMsPerDelivery} |`,
         ),
+      );
+    }
+    if (autoRenew) {
+      lines.push(
+        '',
+        `Automatic renewal (bench/auto-renew.mjs): ${autoRenew.name}; from the moment all are due (the sweep runs every 5 s) until the last period is credited, and the CPU of the service (its keeper) and of the chain process meanwhile, per charge. Defects: charges reconciled against the chain's Transfer and Charged logs (duplicates, missing, a transfer without its credit or the reverse); must be 0.`,
+        '',
+        '| round | mandates | lead s | s until the first credit | s until the last | charges/s | service CPU ms / charge | chain CPU ms / charge | transfers | payments | expired uncharged | duplicates | set-up s |',
+        '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+        ...autoRenew.rounds.map(
+          (row, i) =>
+            `| ${i + 1} | ${row.mandates} | ${row.leadSeconds} | ${row.firstCreditSeconds ?? ''} | ${row.lastCreditSeconds ?? `not all`} | ${row.chargesPerSecond ?? ''} | ${row.serviceCpuMsPerCharge} | ${row.chainCpuMsPerCharge} | ${row.transfers} | ${row.payments} | ${row.expiredUncharged} | ${row.duplicates} | ${row.setupSeconds} |`,
+        ),
+        '',
+        `Spread of the time until the last credit between rounds: ${percent(autoRenew.lastCreditSpread)}; defects in all rounds: ${autoRenew.defects}.`,
       );
     }
     // Formatted as `npm run lint` expects it, so a run can be committed as it was written.

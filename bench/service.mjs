@@ -20,6 +20,12 @@ export function nodeFlags(checkout = ROOT) {
     .filter((word) => word.startsWith('--'));
 }
 
+/** User + system CPU milliseconds a process has used so far (clock ticks of 10 ms, as Linux reports them). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function waitForHealth(url, child, logFile) {
   for (let attempt = 0; ; attempt++) {
     try {
