@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { type Abi, type Address, getAddress, type Hex } from 'viem';
+import { type Address, getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
 import {
@@ -20,15 +19,12 @@ import { until } from './utils/receiver.js';
 import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
 import type { TestApp } from './utils/test-app.js';
 import { login, newWallet } from './utils/wallet.js';
+import { CHARGER_ARTIFACT } from './utils/charger-chain.js';
 
 const BROWSER_TIMEOUT = 240_000;
 /** A sweep round (5 s) and the charge on a busy machine's in-process chain. */
 const WAIT = 120_000;
 const DAY = 86_400;
-
-const artifact = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
-  TollgateCharger: { abi: Abi; bytecode: Hex };
-};
 
 /** `section` alone at 1280 px and at 375 px, beside the full-page screenshots (which check the width at 375 px). */
 async function sectionScreenshots(page: Page, section: Locator, name: string): Promise<void> {
@@ -256,7 +252,7 @@ describe('dashboard: automatic renewal under erc20, on the in-process chain', ()
   beforeAll(async () => {
     chain = await startTestChain();
     token = await chain.deployToken('Test USD', 'TUSD', 6);
-    charger = await chain.deployContract(artifact.TollgateCharger);
+    charger = await chain.deployContract(CHARGER_ARTIFACT);
     const keeperKey = generatePrivateKey();
     await chain.fund(privateKeyToAccount(keeperKey).address);
     // The contract charges a period only from its start on the chain's clock: a period end two days ahead on the

@@ -1,31 +1,14 @@
-import { readFileSync } from 'node:fs';
 import pino from 'pino';
-import {
-  type Abi,
-  type Address,
-  createPublicClient,
-  erc20Abi,
-  getAddress,
-  type Hex,
-  http as viemHttp,
-  keccak256,
-  type PublicClient,
-  toHex,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
+import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex } from 'viem';
 import { Metrics } from '../src/metrics/metrics.service.js';
 import { startMetricsServer, type MetricsServer } from '../src/metrics/metrics-server.js';
-import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
+import { startChargerChain, subscribedWithMandate, transfersFrom } from './utils/charger-chain.js';
+import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { type RpcProxy, startRpcProxy } from './utils/rpc-proxy.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
-import { login, newWallet, type WalletSession } from './utils/wallet.js';
-
-const artifact = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
-  TollgateCharger: { abi: Abi; bytecode: Hex };
-};
+import { newWallet, type WalletSession } from './utils/wallet.js';
 
 /** 5 tokens of 6 decimals. */
 const PRICE = 5_000_000n;
@@ -56,21 +39,15 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
   let chain: TestChain;
   let token: TestToken;
   let charger: Address;
+  let keeperKey: Hex;
   let proxy: RpcProxy;
   let client: PublicClient;
   let app: TestApp;
   let metricsServer: MetricsServer;
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    token = await chain.deployToken('Test USD', 'TUSD', 6);
-    charger = await chain.deployContract(artifact.TollgateCharger);
-    const keeperKey = generatePrivateKey();
-    await chain.fund(privateKeyToAccount(keeperKey).address);
-    // Each period the service asks for has begun on the chain (see auto-renew-erc20.e2e-spec.ts).
-    await chain.increaseTime(86_400);
+    ({ chain, token, charger, keeperKey, client } = await startChargerChain());
     proxy = await startRpcProxy(chain.rpcUrl);
-    client = createPublicClient({ transport: viemHttp(chain.rpcUrl), cacheTime: 0 });
     app = await startTestApp({
       env: {
         ...erc20PaymentEnv(chain, token, receiver, PRICE),
@@ -114,59 +91,15 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
     return answer.body as Record<string, any>;
   };
 
-  const transfersFrom = async (payer: Address) =>
-    (
-      await client.getContractEvents({
-        address: token.address,
-        abi: erc20Abi,
-        eventName: 'Transfer',
-        fromBlock: 'earliest',
-        toBlock: 'latest',
-      })
-    ).filter((log) => log.args.from === payer);
+  const transfers = (payer: Address) => transfersFrom(client, token.address, payer);
 
   /** A wallet that paid its first period by hand and registered a mandate of one period, with the allowance. */
-  const subscribedWithMandate = async (): Promise<{ session: WalletSession; end: string }> => {
-    const session = await login(app.url);
-    await token.mint(session.address, 10n * PRICE);
-    const firstTx = await token.transfer(session.address, receiver, PRICE);
-    await token.approve(session.address, charger, 10n * PRICE);
-    const renewed = await api().post('/subscriptions/renew', {
-      token: session.token,
-      body: { payment: { txHash: firstTx } },
-    });
-    expect(renewed.status).toBe(200);
-    const end = renewed.body.currentPeriodEnd as string;
-    const plan = (await api().get('/subscriptions/plan')).body.autoRenew as Record<string, any>;
-    const mandate: Mandate = {
-      payer: session.address,
-      token: getAddress(plan.token as string),
-      payee: getAddress(plan.payee as string),
-      amount: BigInt(plan.amount as string),
-      periodSeconds: BigInt(plan.periodSeconds as number),
-      start: BigInt(Math.floor(Date.parse(end) / 1000)),
-      periods: 1n,
-      salt: nextSalt(),
-    };
-    const signature = await session.account.signTypedData(
-      mandateTypedData(mandate, plan.chainId as number, getAddress(plan.charger as string)),
+  const subscribed = () =>
+    subscribedWithMandate(
+      app.url,
+      { token, charger },
+      { receiver, price: PRICE, periods: 1n, salt: nextSalt() },
     );
-    const registered = await api().post('/subscriptions/auto-renew', {
-      token: session.token,
-      body: {
-        mandate: {
-          ...mandate,
-          amount: mandate.amount.toString(),
-          periodSeconds: mandate.periodSeconds.toString(),
-          start: mandate.start.toString(),
-          periods: mandate.periods.toString(),
-        },
-        signature,
-      },
-    });
-    expect(registered.status).toBe(200);
-    return { session, end };
-  };
 
   /**
    * One transfer per credit and one credit per transfer: the payer's transfers (the manual payment, then the
@@ -174,7 +107,7 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
    * after `end`. Nothing failed on the subscriber's side, and the period ending at `end` never lapsed.
    */
   const expectChargedOnceAfter = async (session: WalletSession, end: string) => {
-    const logs = await transfersFrom(session.address);
+    const logs = await transfers(session.address);
     expect(logs.map((log) => log.args)).toEqual(
       [0, 1].map(() => ({ from: session.address, to: receiver, value: PRICE })),
     );
@@ -196,10 +129,10 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
   it(
     'a charge mined before its period end and confirmed after it: in force meanwhile, credited once from the old end',
     async () => {
-      const { session, end } = await subscribedWithMandate();
+      const { session, end } = await subscribed();
       // The charge is mined in a block of its own; its second confirmation waits for the next block.
       await until(
-        async () => (await transfersFrom(session.address)).length === 2,
+        async () => (await transfers(session.address)).length === 2,
         WAIT,
         'the keeper to send the charge',
       );
@@ -223,17 +156,17 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
   it(
     'the chain down over the charge window and the period end: no payment_failed, then one charge and one credit',
     async () => {
-      const { session, end } = await subscribedWithMandate();
+      const { session, end } = await subscribed();
       proxy.fault('refuse');
       await until(() => Promise.resolve(Date.now() > Date.parse(end) + 2000), WAIT, 'the period end');
       const held = await status(session);
       expect(held).toMatchObject({ active: true, status: 'past_due', currentPeriodEnd: end });
       expect(await events(session, 'subscription.payment_failed')).toEqual([]);
-      expect(await transfersFrom(session.address)).toHaveLength(1);
+      expect(await transfers(session.address)).toHaveLength(1);
 
       proxy.fault('none');
       await until(
-        async () => (await transfersFrom(session.address)).length === 2,
+        async () => (await transfers(session.address)).length === 2,
         WAIT,
         'the charge once the chain is back',
       );

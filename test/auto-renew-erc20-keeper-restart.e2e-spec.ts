@@ -1,30 +1,14 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import {
-  type Abi,
-  type Address,
-  createPublicClient,
-  erc20Abi,
-  getAddress,
-  type Hex,
-  http as viemHttp,
-  keccak256,
-  type PublicClient,
-  toHex,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
-import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
+import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { startChargerChain, subscribedWithMandate, transfersFrom } from './utils/charger-chain.js';
+import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { type RpcProxy, startRpcProxy } from './utils/rpc-proxy.js';
 import { type BuiltProcess, startWorkerProcess } from './utils/service-process.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
-import { login, newWallet } from './utils/wallet.js';
-
-const artifact = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
-  TollgateCharger: { abi: Abi; bytecode: Hex };
-};
+import { newWallet } from './utils/wallet.js';
 
 const PRICE = 5_000_000n;
 /** Long enough for a worker process to boot on a busy machine before the period ends. */
@@ -52,14 +36,10 @@ describe('automatic renewal under erc20 with the keeper killed between sending a
   const workers: BuiltProcess[] = [];
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    token = await chain.deployToken('Test USD', 'TUSD', 6);
-    charger = await chain.deployContract(artifact.TollgateCharger);
-    const keeperKey = generatePrivateKey();
-    await chain.fund(privateKeyToAccount(keeperKey).address);
-    await chain.increaseTime(86_400);
+    const started = await startChargerChain();
+    ({ chain, token, charger, client } = started);
+    const keeperKey = started.keeperKey;
     proxy = await startRpcProxy(chain.rpcUrl);
-    client = createPublicClient({ transport: viemHttp(chain.rpcUrl), cacheTime: 0 });
     const env = {
       ...erc20PaymentEnv(chain, token, receiver, PRICE),
       SUBSCRIPTION_PERIOD_SECONDS: String(PERIOD_SECONDS),
@@ -93,59 +73,17 @@ describe('automatic renewal under erc20 with the keeper killed between sending a
       proxy.refuseAfterNextSend();
       const first = await startWorker();
 
-      const session = await login(app.url);
-      await token.mint(session.address, 10n * PRICE);
-      const firstTx = await token.transfer(session.address, receiver, PRICE);
-      await token.approve(session.address, charger, 10n * PRICE);
-      const renewed = await http(app.url).post('/subscriptions/renew', {
-        token: session.token,
-        body: { payment: { txHash: firstTx } },
-      });
-      expect(renewed.status).toBe(200);
-      const end = renewed.body.currentPeriodEnd as string;
-      const plan = (await http(app.url).get('/subscriptions/plan')).body.autoRenew as Record<string, any>;
-      const mandate: Mandate = {
-        payer: session.address,
-        token: getAddress(plan.token as string),
-        payee: getAddress(plan.payee as string),
-        amount: PRICE,
-        periodSeconds: BigInt(PERIOD_SECONDS),
-        start: BigInt(Math.floor(Date.parse(end) / 1000)),
-        periods: 1n,
-        salt: keccak256(toHex(`keeper-restart-${Date.now()}`)),
-      };
-      const signature = await session.account.signTypedData(
-        mandateTypedData(mandate, chain.chainId, charger),
+      const { session, end } = await subscribedWithMandate(
+        app.url,
+        { token, charger },
+        { receiver, price: PRICE, periods: 1n, salt: keccak256(toHex(`keeper-restart-${Date.now()}`)) },
       );
-      const registered = await http(app.url).post('/subscriptions/auto-renew', {
-        token: session.token,
-        body: {
-          mandate: {
-            ...mandate,
-            amount: mandate.amount.toString(),
-            periodSeconds: mandate.periodSeconds.toString(),
-            start: mandate.start.toString(),
-            periods: mandate.periods.toString(),
-          },
-          signature,
-        },
-      });
-      expect(registered.status).toBe(200);
 
-      const transfersFrom = async () =>
-        (
-          await client.getContractEvents({
-            address: token.address,
-            abi: erc20Abi,
-            eventName: 'Transfer',
-            fromBlock: 'earliest',
-            toBlock: 'latest',
-          })
-        ).filter((log) => log.args.from === session.address);
+      const transfers = () => transfersFrom(client, token.address, session.address);
 
       // The charge is on chain, recorded as sent and never confirmed; the sweep let go of the mandate (a kill
       // while it held it would only make the next worker wait out the lease).
-      await until(async () => (await transfersFrom()).length === 2, WAIT, 'the first keeper to send');
+      await until(async () => (await transfers()).length === 2, WAIT, 'the first keeper to send');
       await until(
         async () => {
           const { rows } = await pool.query<{ state: string; released: boolean }>(
@@ -175,7 +113,7 @@ describe('automatic renewal under erc20 with the keeper killed between sending a
       );
 
       // One charge on chain, credited once, for the period after the old end.
-      const logs = await transfersFrom();
+      const logs = await transfers();
       expect(logs.map((log) => log.args)).toEqual(
         [0, 1].map(() => ({ from: session.address, to: receiver, value: PRICE })),
       );

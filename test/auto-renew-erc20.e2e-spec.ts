@@ -1,27 +1,18 @@
-import { readFileSync } from 'node:fs';
-import {
-  type Abi,
-  type Address,
-  createPublicClient,
-  erc20Abi,
-  getAddress,
-  type Hex,
-  http as viemHttp,
-  keccak256,
-  type PublicClient,
-  toHex,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex } from 'viem';
+import { type PrivateKeyAccount } from 'viem/accounts';
 import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
-import { erc20PaymentEnv, startTestChain, type TestChain, type TestToken } from './utils/evm.js';
+import {
+  type ChargeOffer,
+  mandateOnOffer,
+  registrationBody,
+  startChargerChain,
+  transfersFrom,
+} from './utils/charger-chain.js';
+import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
 import { login, newWallet, type WalletSession } from './utils/wallet.js';
-
-const artifact = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
-  TollgateCharger: { abi: Abi; bytecode: Hex };
-};
 
 /** 5 tokens of 6 decimals. */
 const PRICE = 5_000_000n;
@@ -57,20 +48,12 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
   let chain: TestChain;
   let token: TestToken;
   let charger: Address;
+  let keeperKey: Hex;
   let client: PublicClient;
   let app: TestApp;
 
   beforeAll(async () => {
-    chain = await startTestChain();
-    token = await chain.deployToken('Test USD', 'TUSD', 6);
-    charger = await chain.deployContract(artifact.TollgateCharger);
-    const keeperKey = generatePrivateKey();
-    await chain.fund(privateKeyToAccount(keeperKey).address);
-    // The service's periods run on the wall clock; the contract charges period i only from its start on the chain's.
-    // The chain is moved a day ahead, so each period the service asks for has begun there (as on a real chain, where
-    // the lead is minutes, not seconds, and the keeper is asked at the period end at the latest).
-    await chain.increaseTime(86_400);
-    client = createPublicClient({ transport: viemHttp(chain.rpcUrl), cacheTime: 0 });
+    ({ chain, token, charger, keeperKey, client } = await startChargerChain());
     app = await startTestApp({
       env: {
         ...erc20PaymentEnv(chain, token, receiver, PRICE),
@@ -102,17 +85,7 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
     return answer.body as Record<string, any>;
   };
 
-  /** Every token transfer the payer made (nothing else moves its tokens here). */
-  const transfersFrom = async (payer: Address) =>
-    (
-      await client.getContractEvents({
-        address: token.address,
-        abi: erc20Abi,
-        eventName: 'Transfer',
-        fromBlock: 'earliest',
-        toBlock: 'latest',
-      })
-    ).filter((log) => log.args.from === payer);
+  const transfers = (payer: Address) => transfersFrom(client, token.address, payer);
 
   /** A signed-in wallet holding tokens that paid its first period by transfer, as a manual renewal does. */
   const subscribed = async (): Promise<{ session: WalletSession; end: string; firstTx: Hex }> => {
@@ -131,33 +104,13 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
   const terms = async (session: SignedIn, end: string, periods: bigint) => {
     const plan = await api().get('/subscriptions/plan');
     expect(plan.status).toBe(200);
-    const offer = plan.body.autoRenew as Record<string, any>;
-    const mandate: Mandate = {
-      payer: session.address,
-      token: getAddress(offer.token as string),
-      payee: getAddress(offer.payee as string),
-      amount: BigInt(offer.amount as string),
-      periodSeconds: BigInt(offer.periodSeconds as number),
-      start: BigInt(Math.floor(Date.parse(end) / 1000)),
-      periods,
-      salt: nextSalt(),
-    };
-    return { mandate, chainId: offer.chainId as number, charger: getAddress(offer.charger as string) };
+    return mandateOnOffer(plan.body.autoRenew as ChargeOffer, session.address, end, periods, nextSalt());
   };
 
   const register = (session: SignedIn, mandate: Mandate, signature: Hex) =>
     api().post('/subscriptions/auto-renew', {
       token: session.token,
-      body: {
-        mandate: {
-          ...mandate,
-          amount: mandate.amount.toString(),
-          periodSeconds: mandate.periodSeconds.toString(),
-          start: mandate.start.toString(),
-          periods: mandate.periods.toString(),
-        },
-        signature,
-      },
+      body: registrationBody(mandate, signature),
     });
 
   const sign = (signer: PrivateKeyAccount, offer: Awaited<ReturnType<typeof terms>>) =>
@@ -213,7 +166,7 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
       );
 
       // The chain: the manual payment and one transfer per period charged, each the payment its renewal credited.
-      const logs = await transfersFrom(session.address);
+      const logs = await transfers(session.address);
       expect(logs.map((log) => log.args)).toEqual(
         [0, 1, 2].map(() => ({ from: session.address, to: receiver, value: PRICE })),
       );
@@ -301,7 +254,7 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
         'the charge and the end of the one-period mandate',
       );
       const renewals = await events(session, 'subscription.renewed');
-      const logs = await transfersFrom(wallet);
+      const logs = await transfers(wallet);
       expect(logs.map((log) => log.args)).toEqual(
         [0, 1].map(() => ({ from: wallet, to: receiver, value: PRICE })),
       );
@@ -362,7 +315,7 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
         message: expect.stringContaining('allowance is 0 TUSD, the period costs 5 TUSD'),
       });
       // Nothing moved but the manual payment.
-      expect(await transfersFrom(session.address)).toHaveLength(1);
+      expect(await transfers(session.address)).toHaveLength(1);
       await api().post('/subscriptions/auto-renew/disable', { token: session.token, body: {} });
     },
     TEST_TIMEOUT,

@@ -47,6 +47,30 @@ async function expectNoFailure(app: TestApp, session: WalletSession, end: string
   expect(expired.filter((event) => event.data.currentPeriodEnd === end)).toEqual([]);
 }
 
+/**
+ * Lets the held charge of `session` go through and waits for its one credit: the renewal after the manual one, for
+ * the period after `end`. Answers that renewal's data.
+ */
+async function releasedAndCredited(
+  app: TestApp,
+  executor: ScriptedChargeExecutor,
+  session: WalletSession,
+  end: string,
+): Promise<Record<string, unknown>> {
+  executor.hold(session.address, null);
+  await until(
+    async () => (await events(app, session, 'subscription.renewed')).length === 2,
+    WAIT,
+    'the credit',
+  );
+  const [renewal] = await events(app, session, 'subscription.renewed');
+  expect(renewal!.data).toMatchObject({
+    previousPeriodEnd: end,
+    currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
+  });
+  return renewal!.data;
+}
+
 /** A signed-in wallet with a running subscription and automatic renewal enabled (for `periods`, when given). */
 async function subscribedWithAutoRenew(
   app: TestApp,
@@ -233,17 +257,7 @@ describe('automatic renewal under free', () => {
     expect(held).toMatchObject({ active: true, status: 'past_due', currentPeriodEnd: end });
     expect(held.autoRenew.failure).toBeNull();
 
-    executor.hold(session.address, null);
-    await until(
-      async () => (await events(app, session, 'subscription.renewed')).length === 2,
-      WAIT,
-      'the credit',
-    );
-    const [renewal] = await events(app, session, 'subscription.renewed');
-    expect(renewal!.data).toMatchObject({
-      previousPeriodEnd: end,
-      currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
-    });
+    await releasedAndCredited(app, executor, session, end);
     // Nothing failed: nothing to tell the subscriber, nothing to recover from.
     await expectNoFailure(app, session, end);
     expect(executor.askedOf(session).map((due) => due.periodIndex)).toEqual(
@@ -271,17 +285,7 @@ describe('automatic renewal under free', () => {
     expect(held).toMatchObject({ active: true, status: 'past_due', currentPeriodEnd: end });
     expect(await events(app, session, 'subscription.payment_failed')).toEqual([]);
 
-    executor.hold(session.address, null);
-    await until(
-      async () => (await events(app, session, 'subscription.renewed')).length === 2,
-      WAIT,
-      'the credit',
-    );
-    const [renewal] = await events(app, session, 'subscription.renewed');
-    expect(renewal!.data).toMatchObject({
-      previousPeriodEnd: end,
-      currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
-    });
+    await releasedAndCredited(app, executor, session, end);
     await expectNoFailure(app, session, end);
   });
 
@@ -351,16 +355,7 @@ describe('automatic renewal when the grace runs out', () => {
       WAIT,
       'the end of the period with the charge in flight',
     );
-    executor.hold(session.address, null);
-    await until(
-      async () => (await events(app, session, 'subscription.renewed')).length === 2,
-      WAIT,
-      'the late credit',
-    );
-    const [renewal] = await events(app, session, 'subscription.renewed');
-    expect(renewal!.data).toMatchObject({
-      previousPeriodEnd: end,
-      currentPeriodEnd: new Date(Date.parse(end) + PERIOD_MS).toISOString(),
+    expect(await releasedAndCredited(app, executor, session, end)).toMatchObject({
       payment: { gateway: 'free' },
     });
     // The late confirmation was only asked about (settle), never charged anew, and credited once.

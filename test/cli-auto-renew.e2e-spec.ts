@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
 import {
-  type Abi,
   type Address,
   createPublicClient,
   erc20Abi,
   getAddress,
-  type Hex,
   http as viemHttp,
   type PublicClient,
 } from 'viem';
@@ -16,6 +13,7 @@ import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
 import { startTestApp, TEST_ORIGIN, type TestApp } from './utils/test-app.js';
+import { CHARGER_ARTIFACT } from './utils/charger-chain.js';
 
 /** `start` of period 0, as the service takes it: the period end in unix seconds, rounded down. */
 const unixSeconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
@@ -162,10 +160,6 @@ describe('tollgate auto-renew under free', () => {
   });
 });
 
-const charger = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
-  TollgateCharger: { abi: Abi; bytecode: Hex };
-};
-
 /**
  * `tollgate auto-renew enable` under `erc20` on the in-process chain: the mandate signed from the private key and
  * checked by the service, the charging contract approved from the same key when its allowance is short.
@@ -190,7 +184,7 @@ describe('tollgate auto-renew under erc20', () => {
   beforeAll(async () => {
     chain = await startTestChain();
     token = await chain.deployToken('Test USD', 'TUSD', 6);
-    contract = await chain.deployContract(charger.TollgateCharger);
+    contract = await chain.deployContract(CHARGER_ARTIFACT);
     const keeperKey = generatePrivateKey();
     await chain.fund(privateKeyToAccount(keeperKey).address);
     client = createPublicClient({ transport: viemHttp(chain.rpcUrl), cacheTime: 0 });

@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import {
   type Abi,
   type Address,
   createPublicClient,
-  erc20Abi,
   getAddress,
   type Hex,
   http,
@@ -27,10 +25,7 @@ import { runMigrations } from '../src/database/migrate.js';
 import { startTestChain, type TestChain, type TestToken } from './utils/evm.js';
 import { type RpcProxy, startRpcProxy } from './utils/rpc-proxy.js';
 import { truncateAll, workerDatabaseUrl } from './utils/test-database.js';
-
-const artifact = JSON.parse(readFileSync(new URL('../contracts/compiled.json', import.meta.url), 'utf8')) as {
-  TollgateCharger: { abi: Abi; bytecode: Hex };
-};
+import { CHARGER_ARTIFACT, transfersFrom } from './utils/charger-chain.js';
 
 /** 30 days. */
 const PERIOD = 2_592_000n;
@@ -105,16 +100,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
   };
 
   /** Every token transfer the payer made (all to the payee: nothing else moves its tokens here). */
-  const transfersFrom = async (payer: Address) =>
-    (
-      await client.getContractEvents({
-        address: token.address,
-        abi: erc20Abi,
-        eventName: 'Transfer',
-        fromBlock: 'earliest',
-        toBlock: 'latest',
-      })
-    ).filter((log) => log.args.from === payer);
+  const transfers = (payer: Address) => transfersFrom(client, token.address, payer);
 
   const row = async (charge: DueCharge) =>
     (
@@ -134,7 +120,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
     outcome: ChargeOutcome,
     charge: DueCharge & { payer: PrivateKeyAccount },
   ) => {
-    const logs = await transfersFrom(charge.payer.address);
+    const logs = await transfers(charge.payer.address);
     expect(logs).toHaveLength(1);
     const [log] = logs;
     expect(log!.args).toEqual({ from: charge.payer.address, to: payee, value: AMOUNT });
@@ -159,7 +145,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
     db = new Database(pool, new DatabaseAvailability());
     chain = await startTestChain();
     token = await chain.deployToken('Test Token', 'TST', 6);
-    charger = await chain.deployContract(artifact.TollgateCharger);
+    charger = await chain.deployContract(CHARGER_ARTIFACT);
     proxy = await startRpcProxy(chain.rpcUrl);
     client = createPublicClient({ transport: http(chain.rpcUrl), cacheTime: 0 });
   });
@@ -231,7 +217,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
     ] as const)('%s', async (_label, terms, failure, detail, retryable) => {
       const charge = await due(terms);
       expect(await executor().charge(charge)).toEqual({ kind: 'failed', failure, detail, retryable });
-      expect(await transfersFrom(charge.payer.address)).toEqual([]);
+      expect(await transfers(charge.payer.address)).toEqual([]);
       expect(await row(charge)).toBeUndefined();
     });
 
@@ -244,7 +230,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
         detail: `period 0 can be charged from ${startsAt}`,
         retryable: true,
       });
-      expect(await transfersFrom(charge.payer.address)).toEqual([]);
+      expect(await transfers(charge.payer.address)).toEqual([]);
     });
 
     it('a revoked mandate', async () => {
@@ -256,7 +242,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
         detail: 'the payer revoked the authorization: sign a new one to renew automatically again',
         retryable: false,
       });
-      expect(await transfersFrom(charge.payer.address)).toEqual([]);
+      expect(await transfers(charge.payer.address)).toEqual([]);
     });
 
     it('a shortfall fixed by the payer is charged on the next attempt', async () => {
@@ -289,7 +275,7 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
       expect(await executor({ receiptWaitMs: 0 }).charge(charge)).toEqual({ kind: 'pending' });
       const recorded = await row(charge);
       expect(recorded).toMatchObject({ state: 'sent', nonce: '0' });
-      expect(await transfersFrom(charge.payer.address)).toEqual([]);
+      expect(await transfers(charge.payer.address)).toEqual([]);
       proxy.dropSends(false);
       const outcome = await executor().charge(charge);
       await expectChargedOnce(outcome, charge);
