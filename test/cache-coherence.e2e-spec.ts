@@ -215,9 +215,11 @@ describe('cache coherence through database triggers', () => {
     } finally {
       spy.mockRestore();
     }
-    // Warm: the invalidation reads of the barrier, and nothing of plans, subscriptions or credentials.
+    // Warm: the invalidation reads of the barrier, and nothing of plans, subscriptions or credentials. The delivery
+    // queue's wake for the renewal's event is its own statement, sent up to a notify span later: not a read.
     expect(statements.length).toBeGreaterThan(0);
-    expect(statements.filter((text) => !text.includes('cache_invalidations'))).toEqual([]);
+    const queried = statements.filter((text) => !text.startsWith('SELECT pg_notify('));
+    expect(queried.filter((text) => !text.includes('cache_invalidations'))).toEqual([]);
 
     await db.query(`UPDATE plans SET name = 'Renamed', features = '{api.calls}' WHERE id = 'cached'`);
     expect((await api.get(status, { token: session.token })).body.plan).toEqual({
