@@ -2,7 +2,13 @@ import pino from 'pino';
 import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex } from 'viem';
 import { Metrics } from '../src/metrics/metrics.service.js';
 import { startMetricsServer, type MetricsServer } from '../src/metrics/metrics-server.js';
-import { startChargerChain, subscribedWithMandate, transfersFrom } from './utils/charger-chain.js';
+import {
+  fundedPayer,
+  renewedWithMandate,
+  startChargerChain,
+  subscribedWithMandate,
+  transfersFrom,
+} from './utils/charger-chain.js';
 import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
@@ -60,6 +66,8 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
         AUTO_RENEW_RETRY_SECONDS: '3600',
         AUTO_RENEW_CHARGER_ADDRESS: charger,
         KEEPER_PRIVATE_KEY: keeperKey,
+        // One charge at a time: a second mandate due waits its turn behind the first's confirmations (the backlog).
+        AUTO_RENEW_CONCURRENCY: '1',
       },
     });
     metricsServer = await startMetricsServer(
@@ -182,6 +190,42 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
       const metrics = await (await fetch(`http://127.0.0.1:${metricsServer.port}/metrics`)).text();
       expect(metrics).toMatch(/^tollgate_keeper_charges_total\{outcome="chain_unavailable"\} [1-9]/m);
       expect(metrics).toMatch(/^tollgate_auto_renew_oldest_due_seconds \d+$/m);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'a mandate due behind another charge still waiting for its confirmations: held over its end, then charged once',
+    async () => {
+      // Their periods end a moment apart (the second paid before the first renews, so that no block of its comes to
+      // confirm the first charge); the keeper waits for the first charge's second confirmation (30 s) before the
+      // second's turn, and the second's end passes meanwhile.
+      const paid = await fundedPayer(app.url, { token, charger }, { receiver, price: PRICE });
+      const first = await subscribed();
+      const second = await renewedWithMandate(app.url, paid, { periods: 1n, salt: nextSalt() });
+      await until(() => Promise.resolve(Date.now() > Date.parse(second.end) + 2000), WAIT, 'the period end');
+      expect(await transfers(second.session.address)).toHaveLength(1);
+      const held = await status(second.session);
+      expect(held).toMatchObject({ active: true, status: 'past_due', currentPeriodEnd: second.end });
+      expect(held.autoRenew.failure).toBeNull();
+
+      // Each charge confirms once a block follows it.
+      await until(
+        async () => {
+          await chain.mine(1);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          const renewed = await Promise.all(
+            [first, second].map(
+              async ({ session }) => (await events(session, 'subscription.renewed')).length,
+            ),
+          );
+          return renewed.every((count) => count === 2);
+        },
+        WAIT,
+        'both charges credited',
+      );
+      await expectChargedOnceAfter(first.session, first.end);
+      await expectChargedOnceAfter(second.session, second.end);
     },
     TEST_TIMEOUT,
   );

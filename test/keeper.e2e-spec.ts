@@ -354,6 +354,18 @@ describe('the keeper (erc20 ChargeExecutor)', () => {
       expect(await client.getTransactionCount({ address: privateKeyToAccount(keeperKey).address })).toBe(4);
     });
 
+    it('one executor asked for several charges at once: consecutive nonces, each mined, one transfer each', async () => {
+      const charges = [];
+      for (let i = 0; i < 4; i++) charges.push(await due());
+      // As the renewal sweep asks with AUTO_RENEW_CONCURRENCY.
+      const keeper = executor();
+      const outcomes = await Promise.all(charges.map((charge) => keeper.charge(charge)));
+      for (const [i, charge] of charges.entries()) await expectChargedOnce(outcomes[i]!, charge);
+      const nonces = await Promise.all(charges.map(async (charge) => Number((await row(charge))!.nonce)));
+      expect([...nonces].sort()).toEqual([0, 1, 2, 3]);
+      expect(await client.getTransactionCount({ address: privateKeyToAccount(keeperKey).address })).toBe(4);
+    });
+
     it('takes up the chain nonce when the key was used elsewhere', async () => {
       const keeper = privateKeyToAccount(keeperKey);
       await executor().charge(await due());

@@ -142,6 +142,17 @@ export class AutoRenewRepository {
     return { mandates: rows.map(({ now: _now, ...mandate }) => mandate), now };
   }
 
+  /** Up to `limit` enabled mandates due (claimed or not), the longest due first. */
+  async due(limit: number): Promise<StoredMandate[]> {
+    const { rows } = await this.db.run<StoredMandate>(
+      sql`SELECT ${COLUMNS} FROM auto_renew_mandates
+          WHERE status = 'enabled' AND next_charge_at <= clock_timestamp()
+          ORDER BY next_charge_at
+          LIMIT ${limit}`,
+    );
+    return rows;
+  }
+
   /**
    * Seconds since the oldest enabled mandate fell due (`next_charge_at` passed) without being looked at since; 0 when
    * none is due. One read of the due index.

@@ -5,7 +5,9 @@ import { ApiError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
+import { isDatabaseUnavailable } from '../database/database.errors.js';
 import { Sweeper } from '../database/sweeper.js';
+import { RepeatingJob } from '../common/jobs/repeating-job.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { PlansService } from '../plans/plans.service.js';
 import type { SubscriptionDto } from '../subscriptions/dto/subscription.dto.js';
@@ -24,10 +26,12 @@ import type { Mandate } from './mandate.js';
 
 /** How often the sweep looks for due charges. */
 export const AUTO_RENEW_SWEEP_INTERVAL_MS = 5_000;
-/** Mandates claimed per batch. */
-const BATCH_SIZE = 50;
+/** Mandates claimed per batch, per charge worked on at once: a batch is through well within its lease. */
+const BATCH_PER_WORKER = 4;
 /** How long a claim holds a mandate: past it, another instance takes over (the executor is idempotent). */
 const LEASE_SECONDS = 300;
+/** Due mandates looked at per round for a subscription to hold while the charges before them are made. */
+const BACKLOG_SIZE = 1_000;
 /** When a charge is in flight (sent, not yet confirmed), it is asked about again this much later. */
 const PENDING_RECHECK_MS = 15_000;
 /**
@@ -69,8 +73,12 @@ export class AutoRenewSweeper extends Sweeper {
   private readonly leadMs: number;
   private readonly retryMs: readonly number[];
   private readonly gateway: 'free' | 'erc20';
+  private readonly concurrency: number;
+  private readonly batchSize: number;
   /** As the last round found it, before working. */
   private oldestDueSeconds = 0;
+  private readonly enabled: boolean;
+  private readonly backlog = new RepeatingJob(() => this.holdBacklogRound(), AUTO_RENEW_SWEEP_INTERVAL_MS);
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -91,9 +99,12 @@ export class AutoRenewSweeper extends Sweeper {
       intervalMs: AUTO_RENEW_SWEEP_INTERVAL_MS,
       name: 'renewal sweep',
     });
+    this.enabled = config.workersEnabled && executor !== null;
     this.leadMs = config.autoRenewLeadSeconds * 1000;
     this.retryMs = config.autoRenewRetrySeconds.map((seconds) => seconds * 1000);
     this.gateway = config.paymentGateway === 'erc20' ? 'erc20' : 'free';
+    this.concurrency = config.autoRenewConcurrency;
+    this.batchSize = config.autoRenewConcurrency * BATCH_PER_WORKER;
     metrics.gauge(
       'tollgate_auto_renew_oldest_due_seconds',
       'Seconds the oldest enabled mandate had been due (its next charge or retry) without being worked on, as the last renewal sweep round found it (0: none).',
@@ -105,26 +116,75 @@ export class AutoRenewSweeper extends Sweeper {
   protected async sweep(): Promise<void> {
     // One read per round: how far behind the rounds are, which grows when the keeper cannot keep up.
     this.oldestDueSeconds = await this.repository.oldestDueSeconds();
-    return this.drain(() => this.batch(), BATCH_SIZE, 'worked on due automatic renewals');
+    return this.drain(() => this.batch(), this.batchSize, 'worked on due automatic renewals');
   }
 
   private async batch(): Promise<number> {
-    const { mandates } = await this.repository.claimDue(BATCH_SIZE, LEASE_SECONDS);
+    const { mandates } = await this.repository.claimDue(this.batchSize, LEASE_SECONDS);
     if (mandates.length === 0) return 0;
     // The subscriptions are read through their cache: as of now once the barrier is passed.
     await this.invalidations.barrier();
-    for (const mandate of mandates) {
-      try {
-        await this.work(mandate);
-      } catch (error) {
-        // The lease runs out and the mandate is tried again then.
-        this.logger.warn({
-          mandate: mandate.id,
-          msg: `automatic renewal failed: ${(error as Error).message}`,
-        });
+    // AUTO_RENEW_CONCURRENCY charges at a time: each mostly waits for its block, and the executor takes nonces and
+    // broadcasts in turn, so that the charges of one batch share blocks instead of waiting for one each.
+    let next = 0;
+    const worker = async () => {
+      while (next < mandates.length) {
+        const mandate = mandates[next++]!;
+        try {
+          await this.work(mandate);
+        } catch (error) {
+          // The lease runs out and the mandate is tried again then.
+          this.logger.warn({
+            mandate: mandate.id,
+            msg: `automatic renewal failed: ${(error as Error).message}`,
+          });
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, mandates.length) }, worker));
     return mandates.length;
+  }
+
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
+    if (this.enabled && this.gateway === 'erc20') this.backlog.start();
+  }
+
+  override async onModuleDestroy(): Promise<void> {
+    await Promise.all([super.onModuleDestroy(), this.backlog.stop()]);
+  }
+
+  /**
+   * More charges due together than are made before their periods end: the subscriptions of due mandates not charged
+   * yet (waiting their turn, claimed or not) are held in force, as a charge waiting for the chain is, once their end
+   * is near, so a backlog of the keeper's never lets lapse a subscription its mandate would have renewed. Only where
+   * the sweep would charge; the charge, when its turn comes, pays the period after the end it was due for. Its own
+   * job beside the rounds, which may be busy with one batch for minutes.
+   */
+  private async holdBacklog(): Promise<void> {
+    const waiting = await this.repository.due(BACKLOG_SIZE);
+    if (waiting.length === 0) return;
+    await this.invalidations.barrier();
+    const endsBefore = Date.now() + HOLD_BEFORE_END_MS;
+    for (const mandate of waiting) {
+      const subscription = await this.subscriptions.status(mandate.address as Address);
+      if (!subscription.active || subscription.cancelAtPeriodEnd || subscription.graceEndsAt !== null)
+        continue;
+      const periodEnd = new Date(subscription.currentPeriodEnd!);
+      if (periodEnd.getTime() >= endsBefore) continue;
+      const index = dueIndex(mandate, periodEnd);
+      if (index === null || index <= (mandate.chargedThrough ?? -1) || index >= mandate.periods) continue;
+      await this.hold(mandate, periodEnd);
+    }
+  }
+
+  private async holdBacklogRound(): Promise<void> {
+    try {
+      await this.holdBacklog();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error))
+        this.logger.warn(`holding the renewal backlog failed: ${(error as Error).message}`);
+    }
   }
 
   private async work(mandate: StoredMandate): Promise<void> {

@@ -309,6 +309,12 @@ export const SETTINGS = {
     default: 300,
     doc: "How long before a period's end its automatic charge is attempted.",
   }),
+  autoRenewConcurrency: setting({
+    env: 'AUTO_RENEW_CONCURRENCY',
+    parse: integer({ min: 1, max: 256 }),
+    default: 16,
+    doc: 'How many automatic charges one background worker process works on at once, each up to its receipt and confirmations: on a chain with slow blocks the charges due together are made in about (due ÷ this) waits for a block.',
+  }),
   autoRenewRetrySeconds: setting<readonly number[]>({
     env: 'AUTO_RENEW_RETRY_SECONDS',
     parse: list((item) => (/^[1-9]\d{0,7}$/.test(item) ? Number(item) : undefined), 'whole seconds'),

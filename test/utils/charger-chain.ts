@@ -102,19 +102,28 @@ export function registrationBody(mandate: Mandate, signature: Hex) {
   };
 }
 
-/**
- * A new wallet holding ten periods' worth of the token, that paid its first period by transfer (a manual renewal),
- * approved the charging contract for ten periods, and registered a signed mandate of `periods` from its period end.
- */
-export async function subscribedWithMandate(
+/** A new wallet holding ten periods' worth of the token, that paid its first period by transfer (not yet renewed). */
+export async function fundedPayer(
   url: string,
   { token, charger }: Pick<ChargerChain, 'token' | 'charger'>,
-  { receiver, price, periods, salt }: { receiver: Address; price: bigint; periods: bigint; salt: Hex },
-): Promise<{ session: WalletSession; end: string }> {
+  { receiver, price }: { receiver: Address; price: bigint },
+): Promise<{ session: WalletSession; firstTx: Hex }> {
   const session = await login(url);
   await token.mint(session.address, 10n * price);
   const firstTx = await token.transfer(session.address, receiver, price);
   await token.approve(session.address, charger, 10n * price);
+  return { session, firstTx };
+}
+
+/**
+ * A funded payer's manual renewal with its transfer, then a signed mandate of `periods` from its period end
+ * registered (the charging contract approved for ten periods).
+ */
+export async function renewedWithMandate(
+  url: string,
+  { session, firstTx }: { session: WalletSession; firstTx: Hex },
+  { periods, salt }: { periods: bigint; salt: Hex },
+): Promise<{ session: WalletSession; end: string }> {
   const renewed = await http(url).post('/subscriptions/renew', {
     token: session.token,
     body: { payment: { txHash: firstTx } },
@@ -132,4 +141,16 @@ export async function subscribedWithMandate(
   });
   expect(registered.status).toBe(200);
   return { session, end };
+}
+
+/**
+ * A new wallet holding ten periods' worth of the token, that paid its first period by transfer (a manual renewal),
+ * approved the charging contract for ten periods, and registered a signed mandate of `periods` from its period end.
+ */
+export async function subscribedWithMandate(
+  url: string,
+  chain: Pick<ChargerChain, 'token' | 'charger'>,
+  { receiver, price, periods, salt }: { receiver: Address; price: bigint; periods: bigint; salt: Hex },
+): Promise<{ session: WalletSession; end: string }> {
+  return renewedWithMandate(url, await fundedPayer(url, chain, { receiver, price }), { periods, salt });
 }

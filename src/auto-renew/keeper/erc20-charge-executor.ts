@@ -78,6 +78,8 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
   private readonly receiptWaitMs: number;
   private readonly pollMs: number;
   private lastBalance: { at: number; read: Promise<bigint> } | undefined;
+  /** The last send of this process: the next takes its nonce and broadcasts after it (see `inTurn`). */
+  private sending: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly options: Erc20ChargeExecutorOptions,
@@ -175,14 +177,17 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
         this.client.getTransactionCount({ address: this.account.address, blockTag: 'pending' }),
       ),
     ]);
-    const signed = await this.repository.recordSigned(
-      key,
-      claimToken,
-      { chainId: this.options.chainId, address: this.account.address.toLowerCase(), pendingNonce },
-      (nonce) => this.sign(due, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas),
-    );
+    const signed = await this.inTurn(async () => {
+      const recorded = await this.repository.recordSigned(
+        key,
+        claimToken,
+        { chainId: this.options.chainId, address: this.account.address.toLowerCase(), pendingNonce },
+        (nonce) => this.sign(due, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas),
+      );
+      if (recorded) await this.broadcast(recorded.rawTx as Hex);
+      return recorded;
+    });
     if (!signed) return { kind: 'pending' };
-    await this.broadcast(signed.rawTx as Hex);
     return this.awaitOutcome(due, [signed.txHash as Hex], sends - 1);
   }
 
@@ -395,6 +400,16 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
       maxPriorityFeePerGas,
     });
     return { txHash: keccak256(rawTx), rawTx, maxFeePerGas, maxPriorityFeePerGas } satisfies SignedCharge;
+  }
+
+  /**
+   * Charges made at once (AUTO_RENEW_CONCURRENCY) take their nonces and broadcast one after another, so that a node
+   * gets this process's transactions in nonce order: one that arrives ahead of a gap may be refused or held back.
+   */
+  private inTurn<T>(send: () => Promise<T>): Promise<T> {
+    const turn = this.sending.then(send);
+    this.sending = turn.catch(() => undefined);
+    return turn;
   }
 
   /** Signs the same charge with the same nonce and a higher fee, records it, broadcasts it. */
