@@ -1,4 +1,6 @@
 import type { ChargeOutcome } from '../src/auto-renew/charge-executor.js';
+import pg from 'pg';
+import { AutoRenewRepository } from '../src/auto-renew/auto-renew.repository.js';
 import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { ScriptedChargeExecutor } from './utils/scripted-charge-executor.js';
@@ -378,5 +380,36 @@ describe('automatic renewal under operator', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.details.code).toBe('auto_renew_unavailable');
     expect((await http(app.url).get('/subscriptions/plan')).body.autoRenew).toBeNull();
+  });
+});
+
+describe("the renewal sweep's claim", () => {
+  let app: TestApp;
+  let db: pg.Client;
+  beforeAll(async () => {
+    // No workers: nothing claims the mandates but the test.
+    app = await startTestApp({ env: { WEBHOOK_WORKERS: 'false' } });
+    db = new pg.Client({ connectionString: app.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db.end();
+    await app.close();
+  });
+
+  it('hands out the longest due first, whatever order the rows lie in', async () => {
+    const wallets = [];
+    for (let i = 0; i < 5; i++) wallets.push((await subscribedWithAutoRenew(app)).session.address);
+    // Due in the reverse of the order the rows were written (and then rewritten in): the table's order is not due order.
+    for (const [i, address] of wallets.entries()) {
+      await db.query(
+        `UPDATE auto_renew_mandates SET next_charge_at = now() - make_interval(secs => $1) WHERE address = $2 AND status = 'enabled'`,
+        [60 + i, address.toLowerCase()],
+      );
+    }
+    const { mandates } = await app.app.get(AutoRenewRepository).claimDue(10, 60);
+    expect(mandates.map((mandate) => mandate.address)).toEqual(
+      [...wallets].reverse().map((address) => address.toLowerCase()),
+    );
   });
 });

@@ -139,7 +139,11 @@ export class AutoRenewRepository {
           RETURNING ${COLUMNS}, clock_timestamp() AS now`,
     );
     const now = rows[0]?.now ?? new Date();
-    return { mandates: rows.map(({ now: _now, ...mandate }) => mandate), now };
+    // RETURNING comes in the update's scan order, not the subquery's: the longest due is worked on first.
+    const mandates = rows
+      .map(({ now: _now, ...mandate }) => mandate)
+      .sort((a, b) => a.nextChargeAt.getTime() - b.nextChargeAt.getTime());
+    return { mandates, now };
   }
 
   /** Up to `limit` enabled mandates due (claimed or not), the longest due first. */

@@ -313,7 +313,7 @@ export const SETTINGS = {
     env: 'AUTO_RENEW_CONCURRENCY',
     parse: integer({ min: 1, max: 256 }),
     default: 16,
-    doc: 'How many automatic charges one background worker process works on at once, each up to its receipt and confirmations: on a chain with slow blocks the charges due together are made in about (due ÷ this) waits for a block.',
+    doc: 'How many automatic charges one background worker process works on at once, each up to its receipt and confirmations: on a chain with slow blocks the charges due together are made in about (due ÷ this) waits for a block. Lower it for an endpoint that answers that many at once slower than `CHAIN_RPC_TIMEOUT_MS` or limits its rate: a timeout counts as the chain being down and the charge waits minutes.',
   }),
   autoRenewRetrySeconds: setting<readonly number[]>({
     env: 'AUTO_RENEW_RETRY_SECONDS',
