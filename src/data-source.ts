@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { MandateEntity } from './auto-renew/mandate.entity.js';
+import { ChargedLogCursorEntity } from './auto-renew/charged-log-cursor.entity.js';
 import { ApiKeyEntity } from './api-keys/api-key.entity.js';
 import { ApiKeyUsageDailyEntity } from './api-keys/api-key-usage-daily.entity.js';
 import { ConsumedChallengeEntity } from './auth/consumed-challenge.entity.js';
@@ -48,6 +49,7 @@ const ENTITIES: Array<new () => unknown> = [
   KeeperChargeEntity,
   KeeperNonceEntity,
   MandateEntity,
+  ChargedLogCursorEntity,
 ];
 
 /** For the TypeORM CLI: reads DATABASE_URL. */

@@ -9,6 +9,7 @@ import { AutoRenewRepository } from './auto-renew.repository.js';
 import { AutoRenewService } from './auto-renew.service.js';
 import { AutoRenewSweeper } from './auto-renew.sweeper.js';
 import { AutoRenewChainModule } from './chain-client.js';
+import { ChargedLogFollower } from './charged-log-follower.js';
 import { CHARGE_EXECUTOR, type ChargeExecutor } from './charge-executor.js';
 import { FreeChargeExecutor } from './free-charge-executor.js';
 import { MandateReads } from './mandate-reads.service.js';
@@ -23,7 +24,10 @@ export interface AutoRenewOptions {
   chargeExecutor?: ChargeExecutor;
 }
 
-/** Automatic renewal (docs/auto-renew.md): the routes under /subscriptions/auto-renew and the renewal sweep. */
+/**
+ * Automatic renewal (docs/auto-renew.md): the routes under /subscriptions/auto-renew, the renewal sweep and the
+ * Charged-log follower.
+ */
 @Module({})
 export class AutoRenewModule {
   static forRoot(options: AutoRenewOptions = {}): DynamicModule {
@@ -35,6 +39,7 @@ export class AutoRenewModule {
         AutoRenewService,
         AutoRenewRepository,
         AutoRenewSweeper,
+        ChargedLogFollower,
         MandateReads,
         {
           provide: CHARGE_EXECUTOR,

@@ -73,6 +73,40 @@ export class AutoRenewRepository {
     return rows[0] ?? null;
   }
 
+  /** The mandate registered under a (lowercase) EIP-712 hash, in any status, or null. */
+  async findByHash(mandateHash: string): Promise<StoredMandate | null> {
+    const { rows } = await this.db.run<StoredMandate>(
+      sql`SELECT ${COLUMNS} FROM auto_renew_mandates WHERE mandate_hash = ${mandateHash}`,
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The first block of `charger`'s logs the Charged-log follower has not read; on the first call `start`, which it
+   * then keeps (a concurrent first call by another instance may win: its start is as good).
+   */
+  async logCursor(chainId: number, charger: string, start: bigint): Promise<bigint> {
+    await this.db.run(
+      sql`INSERT INTO auto_renew_log_cursors (chain_id, charger, next_block)
+          VALUES (${chainId}, ${charger}, ${start.toString()}::bigint)
+          ON CONFLICT (chain_id, charger) DO NOTHING`,
+    );
+    const { rows } = await this.db.run<{ nextBlock: string }>(
+      sql`SELECT next_block AS "nextBlock" FROM auto_renew_log_cursors
+          WHERE chain_id = ${chainId} AND charger = ${charger}`,
+    );
+    return BigInt(rows[0]!.nextBlock);
+  }
+
+  /** The follower read `charger`'s logs up to `nextBlock` (excluded): the cursor only ever moves forward. */
+  async advanceLogCursor(chainId: number, charger: string, nextBlock: bigint): Promise<void> {
+    await this.db.run(
+      sql`UPDATE auto_renew_log_cursors
+          SET next_block = GREATEST(next_block, ${nextBlock.toString()}::bigint), updated_at = now()
+          WHERE chain_id = ${chainId} AND charger = ${charger}`,
+    );
+  }
+
   /**
    * Registers `mandate` in place of the address's enabled one (disabled in the same transaction). Null when its hash
    * was registered before (a mandate is registered once, ever).

@@ -149,12 +149,15 @@ function readBody(request: IncomingMessage): Promise<string> {
  *   does (tevm drops it, so a contract's custom error could not be decoded);
  * - a signed transaction is mined as it arrives, as impersonated ones are (tevm's auto-mining leaves it pending);
  * - `eth_getBlockByNumber` answers the block, without its transactions (tevm answers `{}`), so clients see the base
- *   fee and send EIP-1559 transactions (tevm fails to build the receipt of a legacy one).
+ *   fee and send EIP-1559 transactions (tevm fails to build the receipt of a legacy one);
+ * - `eth_getLogs` over a range of numbered blocks: tevm reads a hex `fromBlock`/`toBlock` as a block hash (and
+ *   answers "resource not found"), so the numbers are handed to it as the hashes of those blocks.
  */
 function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: ServerResponse) => void {
   const tevm = createHttpHandler(client);
   return (request, response) => {
-    void readBody(request).then((body) => {
+    void readBody(request).then(async (read) => {
+      const body = await withBlockHashes(client, read);
       const call = JSON.parse(body) as { method?: string; params?: unknown[] };
       const replay = Readable.from([body]) as unknown as IncomingMessage;
       const patch =
@@ -183,6 +186,18 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
       return tevm(replay, capture as unknown as ServerResponse);
     });
   };
+}
+
+async function withBlockHashes(client: MemoryClient, body: string): Promise<string> {
+  const call = JSON.parse(body) as { method?: string; params?: Array<Record<string, unknown>> };
+  const filter = call.params?.[0];
+  if (call.method !== 'eth_getLogs' || !filter) return body;
+  for (const key of ['fromBlock', 'toBlock'] as const) {
+    const tag = filter[key];
+    if (typeof tag !== 'string' || !isHex(tag) || tag.length > 18) continue;
+    filter[key] = (await client.getBlock({ blockNumber: BigInt(tag) })).hash;
+  }
+  return JSON.stringify(call);
 }
 
 async function withBlock(client: MemoryClient, params: unknown[], text: string): Promise<string> {

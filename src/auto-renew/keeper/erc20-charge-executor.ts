@@ -14,12 +14,8 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import {
-  ChargeExecutor,
-  type ChargeOutcome,
-  type ChargeTransfer,
-  type DueCharge,
-} from '../charge-executor.js';
+import { ChargeExecutor, type ChargeOutcome, type DueCharge } from '../charge-executor.js';
+import { chargeTransfer, chargeTransferLogIndex } from '../charge-transfer.js';
 import { chargerAbi, chargeRefusals } from '../mandate.js';
 import { refusalDetail, type TokenUnits } from './charge-refusal-detail.js';
 import type { KeeperMetrics } from './keeper.metrics.js';
@@ -255,13 +251,7 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
   }
 
   private charged(due: DueCharge, txHash: string, logIndex: number): ChargeOutcome {
-    const transfer: ChargeTransfer = {
-      chainId: this.options.chainId,
-      token: due.mandate.token.toLowerCase(),
-      payer: due.mandate.payer.toLowerCase(),
-      txHash: txHash.toLowerCase(),
-      logIndex,
-    };
+    const transfer = chargeTransfer(this.options.chainId, due.mandate, txHash, logIndex);
     return { kind: 'charged', amountMinor: due.mandate.amount, transfer };
   }
 
@@ -299,15 +289,7 @@ export class Erc20ChargeExecutor extends ChargeExecutor {
 
   /** The log index of the mandate's token transfer (payer to payee, the amount) in a charge's receipt. */
   private transferIn(due: DueCharge, receipt: TransactionReceipt): number | undefined {
-    const { token, payer, payee, amount } = due.mandate;
-    const transfer = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs }).find(
-      (log) =>
-        log.address.toLowerCase() === token.toLowerCase() &&
-        log.args.from.toLowerCase() === payer.toLowerCase() &&
-        log.args.to.toLowerCase() === payee.toLowerCase() &&
-        log.args.value === amount,
-    );
-    return transfer?.logIndex;
+    return chargeTransferLogIndex(due.mandate, receipt.logs);
   }
 
   /**

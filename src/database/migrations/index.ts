@@ -20,6 +20,7 @@ import { SubscriptionTrials1795814548321 } from './1795814548321-SubscriptionTri
 import { AutoRenew1795816978514 } from './1795816978514-AutoRenew.js';
 import { MandateCacheInvalidations1795820000000 } from './1795820000000-MandateCacheInvalidations.js';
 import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
+import { ChargedLogCursors1795910000000 } from './1795910000000-ChargedLogCursors.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -48,4 +49,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   AutoRenew1795816978514,
   MandateCacheInvalidations1795820000000,
   SubscriptionPlanChanges1795900000000,
+  ChargedLogCursors1795910000000,
 ];

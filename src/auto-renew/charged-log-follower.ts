@@ -1,0 +1,204 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import type { Address, Hex, PublicClient } from 'viem';
+import { ApiError } from '../common/errors/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { paymentGatewayOf } from '../config/settings.js';
+import { Database } from '../database/database.service.js';
+import { Sweeper } from '../database/sweeper.js';
+import { Metrics } from '../metrics/metrics.service.js';
+import { SubscriptionCredits } from '../subscriptions/subscription-credits.service.js';
+import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
+import { AUTO_RENEW_CHAIN } from './chain-client.js';
+import type { ChargeTransfer } from './charge-executor.js';
+import { chargeTransfer, chargeTransferLogIndex } from './charge-transfer.js';
+import { chargerAbi } from './mandate.js';
+
+/** How often the follower reads the logs of the blocks confirmed since its last round. */
+export const CHARGED_LOG_FOLLOW_INTERVAL_MS = 5_000;
+/** Blocks per `eth_getLogs`: well within what public endpoints accept; a backlog is read in several. */
+const BLOCKS_PER_READ = 1_000n;
+
+/** One `Charged` log as the follower handles it. */
+interface ChargedLog {
+  mandateHash: Hex;
+  periodIndex: bigint;
+  transactionHash: Hex;
+  blockNumber: bigint;
+}
+
+/**
+ * The Charged-log follower (docs/auto-renew.md, "The Charged-log follower"): `charge` is open to anyone, and a
+ * mandate stays chargeable on chain until its payer revokes it, also once Tollgate disabled or ended it. Where the
+ * background workers run, under `erc20` with a charging contract, it reads the contract's `Charged` logs of the
+ * confirmed blocks (`latest − (PAYMENT_CONFIRMATIONS − 1)`) from a stored cursor (`auto_renew_log_cursors`) and
+ * credits one period for each charge of a mandate Tollgate knows that is no longer `enabled`, if its period index
+ * is past `charged_through`. An `enabled` mandate's charges are the renewal sweep's, which reconciles charges made by
+ * others too; an unknown hash is none of Tollgate's. The credit is the sweep's: SubscriptionCredits.creditPayment in
+ * one transaction with `markCharged`, the payment citing the token's transfer (whose unique index refuses a second
+ * credit). The period paid follows the subscription's current period end while it is in force, otherwise it starts
+ * now: the charge of a mandate Tollgate no longer uses is no part of the subscription's schedule, so it is credited as
+ * a manual payment is (no `paysAfter`). The cursor moves on only once a range's logs are handled, and only forward.
+ */
+@Injectable()
+export class ChargedLogFollower extends Sweeper {
+  private readonly chainId: number;
+  private readonly charger: Address | undefined;
+  private readonly confirmations: bigint;
+  private readonly credited: Counter;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(AUTO_RENEW_CHAIN) private readonly client: PublicClient | null,
+    private readonly db: Database,
+    private readonly repository: AutoRenewRepository,
+    private readonly credits: SubscriptionCredits,
+    metrics: Metrics,
+  ) {
+    const charger = config.autoRenewChargerAddress;
+    super({
+      enabled:
+        config.workersEnabled &&
+        paymentGatewayOf(config) === 'erc20' &&
+        client !== null &&
+        charger !== undefined,
+      intervalMs: CHARGED_LOG_FOLLOW_INTERVAL_MS,
+      name: 'Charged-log follower',
+    });
+    this.chainId = config.paymentChainId ?? 0;
+    this.charger = charger;
+    this.confirmations = BigInt(Math.max(1, config.paymentConfirmations));
+    this.credited = new Counter({
+      name: 'tollgate_auto_renew_follower_credits_total',
+      help: 'Periods credited by the Charged-log follower: charges on chain of mandates no longer enabled in Tollgate.',
+      registers: [metrics.registry],
+    });
+  }
+
+  /** Reads the confirmed blocks from the cursor on, a bounded range at a time, until caught up. */
+  protected async sweep(): Promise<void> {
+    const charger = this.charger!.toLowerCase();
+    const latest = await this.chain('read the block number', () => this.client!.getBlockNumber());
+    const confirmed = latest - (this.confirmations - 1n);
+    if (confirmed < 0n) return;
+    // First start: from the block after the confirmed head; charges before it are not read.
+    let from = await this.repository.logCursor(this.chainId, charger, confirmed + 1n);
+    while (from <= confirmed) {
+      const to = from + BLOCKS_PER_READ - 1n < confirmed ? from + BLOCKS_PER_READ - 1n : confirmed;
+      for (const log of await this.charges(from, to)) await this.handle(log);
+      await this.repository.advanceLogCursor(this.chainId, charger, to + 1n);
+      from = to + 1n;
+    }
+  }
+
+  /** The contract's `Charged` logs of blocks `from` to `to`. */
+  private async charges(from: bigint, to: bigint): Promise<ChargedLog[]> {
+    const logs = await this.chain('read the Charged logs', () =>
+      this.client!.getContractEvents({
+        address: this.charger!,
+        abi: chargerAbi,
+        eventName: 'Charged',
+        fromBlock: from,
+        toBlock: to,
+      }),
+    );
+    // Matched again: an endpoint may answer more than asked (the in-process EVM ignores some filters).
+    return logs
+      .filter(
+        (log) =>
+          log.address.toLowerCase() === this.charger!.toLowerCase() &&
+          log.blockNumber !== null &&
+          log.blockNumber >= from &&
+          log.blockNumber <= to &&
+          log.transactionHash !== null,
+      )
+      .map((log) => ({
+        mandateHash: log.args.mandateHash!,
+        periodIndex: log.args.periodIndex!,
+        transactionHash: log.transactionHash!,
+        blockNumber: log.blockNumber!,
+      }));
+  }
+
+  private async handle(log: ChargedLog): Promise<void> {
+    const mandate = await this.repository.findByHash(log.mandateHash.toLowerCase());
+    // Unknown: none of Tollgate's. Enabled: the renewal sweep's.
+    if (mandate === null || mandate.status === 'enabled') return;
+    if (mandate.chainId !== this.chainId || mandate.charger !== this.charger!.toLowerCase()) return;
+    if (log.periodIndex <= BigInt(mandate.chargedThrough ?? -1)) return;
+    const terms = {
+      token: mandate.token! as Address,
+      payer: mandate.address as Address,
+      payee: mandate.payee! as Address,
+      amount: BigInt(mandate.amountMinor),
+    };
+    const hash = log.transactionHash;
+    const receipt = await this.chain('read a receipt', () => this.client!.getTransactionReceipt({ hash }));
+    const logIndex = chargeTransferLogIndex(terms, receipt.logs);
+    if (logIndex === undefined) {
+      // The contract moves the signed amount or reverts: a token that moved something else is for an operator.
+      this.logger.error({
+        mandate: mandate.id,
+        msg: `charge ${hash} of period ${log.periodIndex} holds no transfer of the mandate: not credited`,
+      });
+      return;
+    }
+    const transfer = chargeTransfer(this.chainId, terms, hash, logIndex);
+    if (await this.credit(mandate, Number(log.periodIndex), terms.amount, transfer)) {
+      this.credited.inc();
+      this.logger.log({
+        mandate: mandate.id,
+        address: mandate.address,
+        periodIndex: Number(log.periodIndex),
+        txHash: transfer.txHash,
+        msg: `credited a charge of a ${mandate.status} mandate`,
+      });
+    }
+  }
+
+  /** As the renewal sweep credits: false when the period or the transfer was credited before. */
+  private async credit(
+    mandate: StoredMandate,
+    index: number,
+    amountMinor: bigint,
+    transfer: ChargeTransfer,
+  ): Promise<boolean> {
+    const write = (credit: boolean) =>
+      this.db.transaction(async (tx) => {
+        if (!(await this.repository.markCharged(tx, mandate.id, index))) return false;
+        if (!credit) return false;
+        await this.credits.creditPayment(
+          tx,
+          {
+            address: mandate.address,
+            actor: 'system',
+            source: 'erc20',
+            periods: 1,
+            periodSeconds: mandate.periodSeconds,
+          },
+          { amountMinor, transfer },
+        );
+        return true;
+      });
+    try {
+      return await write(true);
+    } catch (error) {
+      // The transfer was credited already (a manual renewal citing it): the period is paid, mark it so.
+      if (!(error instanceof ApiError && error.code === 'payment_already_used')) throw error;
+      return write(false);
+    }
+  }
+
+  /** A chain read; its failure is one short line (the round's warning), tried again next round. */
+  private async chain<T>(what: string, read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+      throw new Error(`the chain's endpoint did not answer (could not ${what}): ${reason}`, {
+        cause: error,
+      });
+    }
+  }
+}
