@@ -122,7 +122,9 @@ describe('automatic renewal under erc20: the Charged-log follower', () => {
   };
 
   /** A funded payer's manual renewal, then a signed mandate of one period from its period end, registered. */
-  const registered = async (): Promise<{
+  const registered = async (
+    periods = 1n,
+  ): Promise<{
     session: WalletSession;
     end: string;
     mandate: Mandate;
@@ -135,7 +137,7 @@ describe('automatic renewal under erc20: the Charged-log follower', () => {
     });
     expect(renewed.status).toBe(200);
     const end = renewed.body.currentPeriodEnd as string;
-    const signed = mandateOnOffer(await offer(), session.address, end, 1n, nextSalt());
+    const signed = mandateOnOffer(await offer(), session.address, end, periods, nextSalt());
     const signature = await session.account.signTypedData(
       mandateTypedData(signed.mandate, signed.chainId, signed.charger),
     );
@@ -257,6 +259,44 @@ describe('automatic renewal under erc20: the Charged-log follower', () => {
         logs.map((log) => log.transactionHash.toLowerCase()),
       );
       expect(renewals[1]!.data.payment.txHash).toBe(txHash.toLowerCase());
+      expect(await paymentsOf(txHash)).toHaveLength(1);
+      expect(followerComplaints()).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    'credits a charge of an enabled mandate for a period a manual renewal moved the subscription past',
+    async () => {
+      const { session, end, mandate, signature } = await registered(3n);
+      // Paid by hand for the period the mandate's first charge was for: the sweep is now due for the second.
+      const byHand = await token.transfer(session.address, receiver, PRICE);
+      const renewed = await api().post('/subscriptions/renew', {
+        token: session.token,
+        body: { payment: { txHash: byHand } },
+      });
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.currentPeriodEnd).toBe(after(end, 1));
+
+      // The first period charged all the same (a charge that was on its way, or a late one by anyone).
+      const txHash = await chargeAsThirdParty(mandate, signature, 0n);
+      // Its own credit (the keeper's charge of the second period, due a minute later, would move the end too).
+      await eventually(
+        async () => (await paymentsOf(txHash)).length === 1,
+        'the follower to credit the charge the sweep is past',
+      );
+      expect(await status(session)).toMatchObject({
+        currentPeriodEnd: after(end, 2),
+        autoRenew: { enabled: true },
+      });
+      await followerRounds(2);
+      expect((await status(session)).currentPeriodEnd).toBe(after(end, 2));
+      const logs = await transfers(session.address);
+      expect(logs).toHaveLength(3);
+      const renewals = await events(session, 'subscription.renewed');
+      expect(renewals.map((event) => event.data.payment.txHash)).toEqual(
+        logs.map((log) => log.transactionHash.toLowerCase()),
+      );
       expect(await paymentsOf(txHash)).toHaveLength(1);
       expect(followerComplaints()).toEqual([]);
     },

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import type { Address, Hex, PublicClient } from 'viem';
+import { InvalidationLog } from '../cache/invalidation-log.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
@@ -9,7 +10,9 @@ import { Database } from '../database/database.service.js';
 import { Sweeper } from '../database/sweeper.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { SubscriptionCredits } from '../subscriptions/subscription-credits.service.js';
+import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service.js';
 import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
+import { dueIndex } from './auto-renew.sweeper.js';
 import { AUTO_RENEW_CHAIN } from './chain-client.js';
 import type { ChargeTransfer } from './charge-executor.js';
 import { chargeTransfer, chargeTransferLogIndex } from './charge-transfer.js';
@@ -34,8 +37,9 @@ interface ChargedLog {
  * background workers run, under `erc20` with a charging contract, it reads the contract's `Charged` logs of the
  * confirmed blocks (`latest − (PAYMENT_CONFIRMATIONS − 1)`) from a stored cursor (`auto_renew_log_cursors`) and
  * credits one period for each charge of a mandate Tollgate knows that is no longer `enabled`, if its period index
- * is past `charged_through`. An `enabled` mandate's charges are the renewal sweep's, which reconciles charges made by
- * others too; an unknown hash is none of Tollgate's. The credit is the sweep's: SubscriptionCredits.creditPayment in
+ * is past `charged_through`. An `enabled` mandate's charge is the renewal sweep's (which reconciles charges made by
+ * others too) unless its period is behind the one the subscription's end is due for; an unknown hash is none of
+ * Tollgate's. The credit is the sweep's: SubscriptionCredits.creditPayment in
  * one transaction with `markCharged`, the payment citing the token's transfer (whose unique index refuses a second
  * credit). The period paid follows the subscription's current period end while it is in force, otherwise it starts
  * now: the charge of a mandate Tollgate no longer uses is no part of the subscription's schedule, so it is credited as
@@ -54,6 +58,8 @@ export class ChargedLogFollower extends Sweeper {
     private readonly db: Database,
     private readonly repository: AutoRenewRepository,
     private readonly credits: SubscriptionCredits,
+    private readonly subscriptions: SubscriptionLookup,
+    private readonly invalidations: InvalidationLog,
     metrics: Metrics,
   ) {
     const charger = config.autoRenewChargerAddress;
@@ -123,10 +129,14 @@ export class ChargedLogFollower extends Sweeper {
 
   private async handle(log: ChargedLog): Promise<void> {
     const mandate = await this.repository.findByHash(log.mandateHash.toLowerCase());
-    // Unknown: none of Tollgate's. Enabled: the renewal sweep's.
-    if (mandate === null || mandate.status === 'enabled') return;
+    // Unknown: none of Tollgate's.
+    if (mandate === null) return;
     if (mandate.chainId !== this.chainId || mandate.charger !== this.charger!.toLowerCase()) return;
     if (log.periodIndex <= BigInt(mandate.chargedThrough ?? -1)) return;
+    // Enabled: the renewal sweep's, for the period it is due for and later ones; one behind it (a manual renewal
+    // moved the subscription's end past it while its charge was on its way, or someone charged it late) the sweep
+    // never comes back to, and it is credited here.
+    if (mandate.status === 'enabled' && !(await this.behindTheSweep(mandate, log.periodIndex))) return;
     const terms = {
       token: mandate.token! as Address,
       payer: mandate.address as Address,
@@ -155,6 +165,16 @@ export class ChargedLogFollower extends Sweeper {
         msg: `credited a charge of a ${mandate.status} mandate`,
       });
     }
+  }
+
+  /** Whether the sweep is past `periodIndex`: the subscription's end is due for a later period of the mandate. */
+  private async behindTheSweep(mandate: StoredMandate, periodIndex: bigint): Promise<boolean> {
+    // As of now: a manual renewal committed before this read is seen.
+    await this.invalidations.barrier();
+    const { currentPeriodEnd } = await this.subscriptions.status(mandate.address as Address);
+    if (currentPeriodEnd === null) return true;
+    const due = dueIndex(mandate, new Date(currentPeriodEnd));
+    return due !== null && periodIndex < BigInt(due);
   }
 
   /** As the renewal sweep credits: false when the period or the transfer was credited before. */
