@@ -266,6 +266,38 @@ describe('automatic renewal under erc20: the Charged-log follower', () => {
   );
 
   it(
+    'credits a charge left to the renewal sweep once the mandate is disabled before the sweep got to it',
+    async () => {
+      const { session, end, mandate, signature } = await registered();
+      // The sweep's turn an hour away: the charge below is read by the follower while the mandate is enabled.
+      await db.query(
+        `UPDATE auto_renew_mandates SET next_charge_at = now() + interval '1 hour' WHERE address = $1`,
+        [session.address.toLowerCase()],
+      );
+      const txHash = await chargeAsThirdParty(mandate, signature, 0n);
+      await followerRounds(1);
+      expect(await paymentsOf(txHash)).toEqual([]);
+
+      const disabled = await api().post('/subscriptions/auto-renew/disable', {
+        token: session.token,
+        body: {},
+      });
+      expect(disabled.status).toBe(200);
+      await eventually(
+        async () => (await paymentsOf(txHash)).length === 1,
+        'the follower to credit the charge the sweep will not',
+      );
+      expect((await status(session)).currentPeriodEnd).toBe(after(end, 1));
+      await followerRounds(2);
+      expect((await status(session)).currentPeriodEnd).toBe(after(end, 1));
+      expect(await paymentsOf(txHash)).toHaveLength(1);
+      expect(await events(session, 'subscription.renewed')).toHaveLength(2);
+      expect(followerComplaints()).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     'credits a charge of an enabled mandate for a period a manual renewal moved the subscription past',
     async () => {
       const { session, end, mandate, signature } = await registered(3n);

@@ -81,6 +81,14 @@ export class AutoRenewRepository {
     return rows[0] ?? null;
   }
 
+  /** The mandates registered under these (lowercase) hashes, in any status. */
+  async findByHashes(mandateHashes: string[]): Promise<StoredMandate[]> {
+    const { rows } = await this.db.run<StoredMandate>(
+      sql`SELECT ${COLUMNS} FROM auto_renew_mandates WHERE mandate_hash = ANY(${mandateHashes}::varchar[])`,
+    );
+    return rows;
+  }
+
   /**
    * The first block of `charger`'s logs the Charged-log follower has not read; on the first call `start`, which it
    * then keeps (a concurrent first call by another instance may win: its start is as good).

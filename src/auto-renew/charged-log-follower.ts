@@ -23,6 +23,12 @@ export const CHARGED_LOG_FOLLOW_INTERVAL_MS = 5_000;
 /** Blocks per `eth_getLogs`: well within what public endpoints accept; a backlog is read in several. */
 const BLOCKS_PER_READ = 1_000n;
 
+/**
+ * How long a charge left to the renewal sweep is looked at again: should its mandate be disabled or ended before the
+ * sweep credits it, the follower credits it after all. Far longer than the sweep takes (its next round, or a lease).
+ */
+const LEFT_TO_THE_SWEEP_MS = 15 * 60_000;
+
 /** One `Charged` log as the follower handles it. */
 interface ChargedLog {
   mandateHash: Hex;
@@ -51,6 +57,8 @@ export class ChargedLogFollower extends Sweeper {
   private readonly charger: Address | undefined;
   private readonly confirmations: bigint;
   private readonly credited: Counter;
+  /** Charges of enabled mandates left to the sweep, by transaction hash, until it credited them or their time ran out. */
+  private readonly leftToTheSweep = new Map<Hex, { log: ChargedLog; until: number }>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -90,6 +98,7 @@ export class ChargedLogFollower extends Sweeper {
     if (confirmed < 0n) return;
     // First start: from the block after the confirmed head; charges before it are not read.
     let from = await this.repository.logCursor(this.chainId, charger, confirmed + 1n);
+    await this.lookAgain();
     while (from <= confirmed) {
       const to = from + BLOCKS_PER_READ - 1n < confirmed ? from + BLOCKS_PER_READ - 1n : confirmed;
       for (const log of await this.charges(from, to)) await this.handle(log);
@@ -136,7 +145,11 @@ export class ChargedLogFollower extends Sweeper {
     // Enabled: the renewal sweep's, for the period it is due for and later ones; one behind it (a manual renewal
     // moved the subscription's end past it while its charge was on its way, or someone charged it late) the sweep
     // never comes back to, and it is credited here.
-    if (mandate.status === 'enabled' && !(await this.behindTheSweep(mandate, log.periodIndex))) return;
+    if (mandate.status === 'enabled' && !(await this.behindTheSweep(mandate, log.periodIndex))) {
+      // Unless the mandate is disabled or ended before the sweep credits it: then no one else will.
+      this.leftToTheSweep.set(log.transactionHash, { log, until: Date.now() + LEFT_TO_THE_SWEEP_MS });
+      return;
+    }
     const terms = {
       token: mandate.token! as Address,
       payer: mandate.address as Address,
@@ -164,6 +177,31 @@ export class ChargedLogFollower extends Sweeper {
         txHash: transfer.txHash,
         msg: `credited a charge of a ${mandate.status} mandate`,
       });
+    }
+  }
+
+  /**
+   * The charges left to the sweep, handled again: dropped once credited (`charged_through` reached them) or after
+   * LEFT_TO_THE_SWEEP_MS; credited here if their mandate is no longer enabled. Kept in memory: a restart in between
+   * forgets them (docs/decisions/2026-11-28-charged-log-follower.md).
+   */
+  private async lookAgain(): Promise<void> {
+    if (this.leftToTheSweep.size === 0) return;
+    const entries = [...this.leftToTheSweep];
+    const hashes = [...new Set(entries.map(([, { log }]) => log.mandateHash.toLowerCase()))];
+    const mandates = new Map(
+      (await this.repository.findByHashes(hashes)).map((mandate) => [mandate.mandateHash, mandate]),
+    );
+    for (const [hash, { log, until }] of entries) {
+      const mandate = mandates.get(log.mandateHash.toLowerCase());
+      const done = mandate === undefined || log.periodIndex <= BigInt(mandate.chargedThrough ?? -1);
+      if (done || Date.now() > until) {
+        this.leftToTheSweep.delete(hash);
+      } else if (mandate.status !== 'enabled') {
+        // Dropped only once handled: a failure leaves it for the next round.
+        await this.handle(log);
+        this.leftToTheSweep.delete(hash);
+      }
     }
   }
 
