@@ -3,14 +3,15 @@ import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex
 import { Metrics } from '../src/metrics/metrics.service.js';
 import { startMetricsServer, type MetricsServer } from '../src/metrics/metrics-server.js';
 import {
+  eventsOf,
   fundedPayer,
   renewedWithMandate,
   startChargerChain,
+  statusOf,
   subscribedWithMandate,
   transfersFrom,
 } from './utils/charger-chain.js';
 import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
-import { http } from './utils/http.js';
 import { until } from './utils/receiver.js';
 import { type RpcProxy, startRpcProxy } from './utils/rpc-proxy.js';
 import { startTestApp, type TestApp } from './utils/test-app.js';
@@ -26,11 +27,6 @@ const PERIOD_SECONDS = 40;
 const LEAD_SECONDS = 16;
 const WAIT = 200_000;
 const TEST_TIMEOUT = 400_000;
-
-interface ListedEvent {
-  type: string;
-  data: Record<string, any>;
-}
 
 let saltCounter = 0;
 const nextSalt = (): Hex => keccak256(toHex(`auto-renew-chain-waits-${saltCounter++}`));
@@ -85,19 +81,8 @@ describe('automatic renewal under erc20 while the charge waits for the chain', (
   });
   beforeEach(() => proxy.fault('none'));
 
-  const api = () => http(app.url);
-
-  const events = async (session: WalletSession, type: string): Promise<ListedEvent[]> => {
-    const listed = await api().get(`/events?type=${type}&limit=200`, { token: session.token });
-    expect(listed.status).toBe(200);
-    return (listed.body as ListedEvent[]).reverse();
-  };
-
-  const status = async (session: WalletSession): Promise<Record<string, any>> => {
-    const answer = await api().get('/subscriptions/status', { token: session.token });
-    expect(answer.status).toBe(200);
-    return answer.body as Record<string, any>;
-  };
+  const events = (session: WalletSession, type: string) => eventsOf(app.url, session, type);
+  const status = (session: WalletSession) => statusOf(app.url, session);
 
   const transfers = (payer: Address) => transfersFrom(client, token.address, payer);
 

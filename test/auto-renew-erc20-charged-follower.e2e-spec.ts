@@ -3,12 +3,14 @@ import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex
 import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
 import { Metrics } from '../src/metrics/metrics.service.js';
 import {
-  CHARGER_ARTIFACT,
   type ChargeOffer,
+  CHARGER_ARTIFACT,
+  eventsOf,
   fundedPayer,
   mandateOnOffer,
   registrationBody,
   startChargerChain,
+  statusOf,
   transfersFrom,
 } from './utils/charger-chain.js';
 import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
@@ -27,11 +29,6 @@ const PERIOD_SECONDS = 60;
 const LEAD_SECONDS = 45;
 const WAIT = 120_000;
 const TEST_TIMEOUT = 300_000;
-
-interface ListedEvent {
-  type: string;
-  data: Record<string, any>;
-}
 
 let saltCounter = 0;
 const nextSalt = (): Hex => keccak256(toHex(`auto-renew-charged-follower-${saltCounter++}`));
@@ -74,17 +71,8 @@ describe('automatic renewal under erc20: the Charged-log follower', () => {
 
   const api = () => http(app.url);
 
-  const events = async (session: WalletSession, type: string): Promise<ListedEvent[]> => {
-    const listed = await api().get(`/events?type=${type}&limit=200`, { token: session.token });
-    expect(listed.status).toBe(200);
-    return (listed.body as ListedEvent[]).reverse();
-  };
-
-  const status = async (session: WalletSession): Promise<Record<string, any>> => {
-    const answer = await api().get('/subscriptions/status', { token: session.token });
-    expect(answer.status).toBe(200);
-    return answer.body as Record<string, any>;
-  };
+  const events = (session: WalletSession, type: string) => eventsOf(app.url, session, type);
+  const status = (session: WalletSession) => statusOf(app.url, session);
 
   const transfers = (payer: Address) => transfersFrom(client, token.address, payer);
 

@@ -3,9 +3,11 @@ import { type PrivateKeyAccount } from 'viem/accounts';
 import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
 import {
   type ChargeOffer,
+  eventsOf,
   mandateOnOffer,
   registrationBody,
   startChargerChain,
+  statusOf,
   transfersFrom,
 } from './utils/charger-chain.js';
 import { erc20PaymentEnv, type TestChain, type TestToken } from './utils/evm.js';
@@ -29,11 +31,6 @@ const TEST_TIMEOUT = 300_000;
 
 /** Who the helpers act for: an ordinary wallet's session, or a smart wallet's. */
 type SignedIn = Pick<WalletSession, 'address' | 'token'>;
-
-interface ListedEvent {
-  type: string;
-  data: Record<string, any>;
-}
 
 let saltCounter = 0;
 const nextSalt = (): Hex => keccak256(toHex(`auto-renew-erc20-${saltCounter++}`));
@@ -73,17 +70,8 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
 
   const api = () => http(app.url);
 
-  const events = async (session: SignedIn, type: string): Promise<ListedEvent[]> => {
-    const listed = await api().get(`/events?type=${type}&limit=200`, { token: session.token });
-    expect(listed.status).toBe(200);
-    return (listed.body as ListedEvent[]).reverse();
-  };
-
-  const status = async (session: WalletSession): Promise<Record<string, any>> => {
-    const answer = await api().get('/subscriptions/status', { token: session.token });
-    expect(answer.status).toBe(200);
-    return answer.body as Record<string, any>;
-  };
+  const events = (session: SignedIn, type: string) => eventsOf(app.url, session, type);
+  const status = (session: WalletSession) => statusOf(app.url, session);
 
   const transfers = (payer: Address) => transfersFrom(client, token.address, payer);
 

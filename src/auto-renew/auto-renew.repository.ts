@@ -73,14 +73,6 @@ export class AutoRenewRepository {
     return rows[0] ?? null;
   }
 
-  /** The mandate registered under a (lowercase) EIP-712 hash, in any status, or null. */
-  async findByHash(mandateHash: string): Promise<StoredMandate | null> {
-    const { rows } = await this.db.run<StoredMandate>(
-      sql`SELECT ${COLUMNS} FROM auto_renew_mandates WHERE mandate_hash = ${mandateHash}`,
-    );
-    return rows[0] ?? null;
-  }
-
   /** The mandates registered under these (lowercase) hashes, in any status. */
   async findByHashes(mandateHashes: string[]): Promise<StoredMandate[]> {
     const { rows } = await this.db.run<StoredMandate>(

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Address, Hex } from 'viem';
 import { InvalidationLog } from '../cache/invalidation-log.service.js';
-import { ApiError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { Database } from '../database/database.service.js';
@@ -10,12 +9,12 @@ import { Sweeper } from '../database/sweeper.js';
 import { RepeatingJob } from '../common/jobs/repeating-job.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { PlansService } from '../plans/plans.service.js';
-import type { SubscriptionDto } from '../subscriptions/dto/subscription.dto.js';
 import { SubscriptionCredits } from '../subscriptions/subscription-credits.service.js';
 import { SubscriptionDunning } from '../subscriptions/subscription-dunning.service.js';
 import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service.js';
 import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
 import { AutoRenewService } from './auto-renew.service.js';
+import { creditCharge } from './charge-credit.js';
 import {
   CHARGE_EXECUTOR,
   type ChargeExecutor,
@@ -312,33 +311,23 @@ export class AutoRenewSweeper extends Sweeper {
     periodEnd: Date,
     outcome: Extract<ChargeOutcome, { kind: 'charged' }>,
   ): Promise<void> {
-    const write = (credit: boolean) =>
-      this.db.transaction(async (tx) => {
-        if (!(await this.repository.markCharged(tx, mandate.id, index))) return;
-        if (!credit) return;
-        const renewed: SubscriptionDto = await this.credits.creditPayment(
-          tx,
-          {
-            address: mandate.address,
-            actor: 'system',
-            source: this.gateway,
-            periods: 1,
-            periodSeconds: mandate.periodSeconds,
-            paysAfter: periodEnd,
-          },
-          { amountMinor: outcome.amountMinor, transfer: outcome.transfer },
-        );
+    const credited = await creditCharge(
+      { db: this.db, repository: this.repository, credits: this.credits },
+      mandate,
+      {
+        index,
+        source: this.gateway,
+        amountMinor: outcome.amountMinor,
+        transfer: outcome.transfer,
+        paysAfter: periodEnd,
+      },
+      async (tx, renewed) => {
         const nextEnd = Date.parse(renewed.currentPeriodEnd!);
         await this.repository.scheduleNext(tx, mandate.id, new Date(nextEnd - this.leadMs));
-      });
-    try {
-      await write(true);
-    } catch (error) {
-      // The transfer was credited already (a manual renewal citing it): the period is paid, mark it so.
-      if (!(error instanceof ApiError && error.code === 'payment_already_used')) throw error;
-      await write(false);
-      await this.repository.reschedule(mandate.id, new Date(), true);
-    }
+      },
+    );
+    // The transfer was credited already (a manual renewal citing it): the period is paid, marked so; look again.
+    if (credited === 'transfer_used') await this.repository.reschedule(mandate.id, new Date(), true);
     // The charge spent part of the allowance: the payer learns of a shortfall before the next charge fails.
     await this.autoRenew.refreshShortfall(mandate);
   }

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import type { Address, Hex, PublicClient } from 'viem';
 import { InvalidationLog } from '../cache/invalidation-log.service.js';
-import { ApiError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/app-config.module.js';
 import { paymentGatewayOf } from '../config/settings.js';
@@ -14,7 +13,7 @@ import { SubscriptionLookup } from '../subscriptions/subscription-lookup.service
 import { AutoRenewRepository, type StoredMandate } from './auto-renew.repository.js';
 import { dueIndex } from './auto-renew.sweeper.js';
 import { AUTO_RENEW_CHAIN } from './chain-client.js';
-import type { ChargeTransfer } from './charge-executor.js';
+import { creditCharge } from './charge-credit.js';
 import { chargeTransfer, chargeTransferLogIndex } from './charge-transfer.js';
 import { chargerAbi } from './mandate.js';
 
@@ -54,7 +53,8 @@ interface ChargedLog {
 @Injectable()
 export class ChargedLogFollower extends Sweeper {
   private readonly chainId: number;
-  private readonly charger: Address | undefined;
+  /** The charging contract, lowercase. */
+  private readonly charger: string;
   private readonly confirmations: bigint;
   private readonly credited: Counter;
   /** Charges of enabled mandates left to the sweep, by transaction hash, until it credited them or their time ran out. */
@@ -81,7 +81,7 @@ export class ChargedLogFollower extends Sweeper {
       name: 'Charged-log follower',
     });
     this.chainId = config.paymentChainId ?? 0;
-    this.charger = charger;
+    this.charger = charger?.toLowerCase() ?? '';
     this.confirmations = BigInt(Math.max(1, config.paymentConfirmations));
     this.credited = new Counter({
       name: 'tollgate_auto_renew_follower_credits_total',
@@ -92,17 +92,18 @@ export class ChargedLogFollower extends Sweeper {
 
   /** Reads the confirmed blocks from the cursor on, a bounded range at a time, until caught up. */
   protected async sweep(): Promise<void> {
-    const charger = this.charger!.toLowerCase();
     const latest = await this.chain('read the block number', () => this.client!.getBlockNumber());
     const confirmed = latest - (this.confirmations - 1n);
     if (confirmed < 0n) return;
     // First start: from the block after the confirmed head; charges before it are not read.
-    let from = await this.repository.logCursor(this.chainId, charger, confirmed + 1n);
+    let from = await this.repository.logCursor(this.chainId, this.charger, confirmed + 1n);
     await this.lookAgain();
     while (from <= confirmed) {
       const to = from + BLOCKS_PER_READ - 1n < confirmed ? from + BLOCKS_PER_READ - 1n : confirmed;
-      for (const log of await this.charges(from, to)) await this.handle(log);
-      await this.repository.advanceLogCursor(this.chainId, charger, to + 1n);
+      const logs = await this.charges(from, to);
+      const mandates = await this.mandatesOf(logs);
+      for (const log of logs) await this.handle(log, mandates.get(log.mandateHash.toLowerCase()));
+      await this.repository.advanceLogCursor(this.chainId, this.charger, to + 1n);
       from = to + 1n;
     }
   }
@@ -111,7 +112,7 @@ export class ChargedLogFollower extends Sweeper {
   private async charges(from: bigint, to: bigint): Promise<ChargedLog[]> {
     const logs = await this.chain('read the Charged logs', () =>
       this.client!.getContractEvents({
-        address: this.charger!,
+        address: this.charger as Address,
         abi: chargerAbi,
         eventName: 'Charged',
         fromBlock: from,
@@ -122,7 +123,7 @@ export class ChargedLogFollower extends Sweeper {
     return logs
       .filter(
         (log) =>
-          log.address.toLowerCase() === this.charger!.toLowerCase() &&
+          log.address.toLowerCase() === this.charger &&
           log.blockNumber !== null &&
           log.blockNumber >= from &&
           log.blockNumber <= to &&
@@ -136,11 +137,18 @@ export class ChargedLogFollower extends Sweeper {
       }));
   }
 
-  private async handle(log: ChargedLog): Promise<void> {
-    const mandate = await this.repository.findByHash(log.mandateHash.toLowerCase());
+  /** The mandates the logs name, by (lowercase) hash, in one read. */
+  private async mandatesOf(logs: readonly ChargedLog[]): Promise<Map<string, StoredMandate>> {
+    if (logs.length === 0) return new Map();
+    const hashes = [...new Set(logs.map((log) => log.mandateHash.toLowerCase()))];
+    const mandates = await this.repository.findByHashes(hashes);
+    return new Map(mandates.map((mandate) => [mandate.mandateHash!, mandate]));
+  }
+
+  private async handle(log: ChargedLog, mandate: StoredMandate | undefined): Promise<void> {
     // Unknown: none of Tollgate's.
-    if (mandate === null) return;
-    if (mandate.chainId !== this.chainId || mandate.charger !== this.charger!.toLowerCase()) return;
+    if (mandate === undefined) return;
+    if (mandate.chainId !== this.chainId || mandate.charger !== this.charger) return;
     if (log.periodIndex <= BigInt(mandate.chargedThrough ?? -1)) return;
     // Enabled: the renewal sweep's, for the period it is due for and later ones; one behind it (a manual renewal
     // moved the subscription's end past it while its charge was on its way, or someone charged it late) the sweep
@@ -168,7 +176,19 @@ export class ChargedLogFollower extends Sweeper {
       return;
     }
     const transfer = chargeTransfer(this.chainId, terms, hash, logIndex);
-    if (await this.credit(mandate, Number(log.periodIndex), terms.amount, transfer)) {
+    const charge = {
+      index: Number(log.periodIndex),
+      source: 'erc20' as const,
+      amountMinor: terms.amount,
+      transfer,
+    };
+    if (
+      (await creditCharge(
+        { db: this.db, repository: this.repository, credits: this.credits },
+        mandate,
+        charge,
+      )) === 'credited'
+    ) {
       this.credited.inc();
       this.logger.log({
         mandate: mandate.id,
@@ -186,12 +206,8 @@ export class ChargedLogFollower extends Sweeper {
    * forgets them (docs/decisions/2026-11-28-charged-log-follower.md).
    */
   private async lookAgain(): Promise<void> {
-    if (this.leftToTheSweep.size === 0) return;
     const entries = [...this.leftToTheSweep];
-    const hashes = [...new Set(entries.map(([, { log }]) => log.mandateHash.toLowerCase()))];
-    const mandates = new Map(
-      (await this.repository.findByHashes(hashes)).map((mandate) => [mandate.mandateHash, mandate]),
-    );
+    const mandates = await this.mandatesOf(entries.map(([, { log }]) => log));
     for (const [hash, { log, until }] of entries) {
       const mandate = mandates.get(log.mandateHash.toLowerCase());
       const done = mandate === undefined || log.periodIndex <= BigInt(mandate.chargedThrough ?? -1);
@@ -199,7 +215,7 @@ export class ChargedLogFollower extends Sweeper {
         this.leftToTheSweep.delete(hash);
       } else if (mandate.status !== 'enabled') {
         // Dropped only once handled: a failure leaves it for the next round.
-        await this.handle(log);
+        await this.handle(log, mandate);
         this.leftToTheSweep.delete(hash);
       }
     }
@@ -213,39 +229,6 @@ export class ChargedLogFollower extends Sweeper {
     if (currentPeriodEnd === null) return true;
     const due = dueIndex(mandate, new Date(currentPeriodEnd));
     return due !== null && periodIndex < BigInt(due);
-  }
-
-  /** As the renewal sweep credits: false when the period or the transfer was credited before. */
-  private async credit(
-    mandate: StoredMandate,
-    index: number,
-    amountMinor: bigint,
-    transfer: ChargeTransfer,
-  ): Promise<boolean> {
-    const write = (credit: boolean) =>
-      this.db.transaction(async (tx) => {
-        if (!(await this.repository.markCharged(tx, mandate.id, index))) return false;
-        if (!credit) return false;
-        await this.credits.creditPayment(
-          tx,
-          {
-            address: mandate.address,
-            actor: 'system',
-            source: 'erc20',
-            periods: 1,
-            periodSeconds: mandate.periodSeconds,
-          },
-          { amountMinor, transfer },
-        );
-        return true;
-      });
-    try {
-      return await write(true);
-    } catch (error) {
-      // The transfer was credited already (a manual renewal citing it): the period is paid, mark it so.
-      if (!(error instanceof ApiError && error.code === 'payment_already_used')) throw error;
-      return write(false);
-    }
   }
 
   /** A chain read; its failure is one short line (the round's warning), tried again next round. */

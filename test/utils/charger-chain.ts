@@ -154,3 +154,30 @@ export async function subscribedWithMandate(
 ): Promise<{ session: WalletSession; end: string }> {
   return renewedWithMandate(url, await fundedPayer(url, chain, { receiver, price }), { periods, salt });
 }
+
+/** An event as `GET /events` lists it. */
+export interface ListedEvent {
+  type: string;
+  data: Record<string, any>;
+}
+
+/** The wallet's own events of `type` (up to 200), oldest first. */
+export async function eventsOf(
+  url: string,
+  session: Pick<WalletSession, 'token'>,
+  type: string,
+): Promise<ListedEvent[]> {
+  const listed = await http(url).get(`/events?type=${type}&limit=200`, { token: session.token });
+  expect(listed.status).toBe(200);
+  return (listed.body as ListedEvent[]).reverse();
+}
+
+/** The wallet's own subscription object. */
+export async function statusOf(
+  url: string,
+  session: Pick<WalletSession, 'token'>,
+): Promise<Record<string, any>> {
+  const answer = await http(url).get('/subscriptions/status', { token: session.token });
+  expect(answer.status).toBe(200);
+  return answer.body as Record<string, any>;
+}
