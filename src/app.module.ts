@@ -31,6 +31,7 @@ export class AppModule {
           url: config.databaseUrl,
           poolSize: config.databasePoolSize,
           pooler: config.databasePooler,
+          sessionUrl: config.databaseSessionUrl,
           startTimeoutMs: config.databaseStartTimeoutMs,
         }),
         CacheModule,

@@ -109,7 +109,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   auth: ['cache', 'common', 'config', 'database', 'tracing'],
   bin: ['config', 'openapi'],
   bootstrap: ['auth', 'common', 'config', 'database', 'metrics', 'tracing'],
-  cache: ['database', 'metrics'],
+  cache: ['config', 'database', 'metrics'],
   common: ['metrics', 'tracing'],
   config: [],
   dashboard: ['common', 'config'],

@@ -11,6 +11,7 @@ import { KeeperNonceEntity } from './auto-renew/keeper/keeper-nonce.entity.js';
 import { EventEntity } from './events/event.entity.js';
 import { PlanEntity } from './plans/plan.entity.js';
 import { CacheInvalidationEntity } from './cache/cache-invalidation.entity.js';
+import { CacheLeaseEntity } from './cache/cache-lease.entity.js';
 import { IdempotencyKeyEntity } from './subscriptions/idempotency/idempotency-key.entity.js';
 import { PaymentEntity } from './subscriptions/payment/payment.entity.js';
 import { SubscriptionEventEntity } from './subscriptions/subscription-event.entity.js';
@@ -36,6 +37,7 @@ const ENTITIES: Array<new () => unknown> = [
   SessionCutoffEntity,
   EventEntity,
   CacheInvalidationEntity,
+  CacheLeaseEntity,
   PlanEntity,
   SubscriptionEntity,
   SubscriptionEventEntity,

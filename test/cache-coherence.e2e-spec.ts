@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import pg from 'pg';
-import { CACHE_TOPICS } from '../src/cache/cache-topics.js';
+import { CACHE_TOPICS, CACHED_TABLES } from '../src/cache/cache-topics.js';
 import { InvalidationLog } from '../src/cache/invalidation-log.service.js';
 import { invalidationTrigger } from '../src/cache/invalidation-trigger.js';
 import { PG_POOL } from '../src/database/pg-pool.js';
@@ -53,6 +53,15 @@ describe('cache coherence through database triggers', () => {
       ),
     );
     expect([...written].sort()).toEqual(Object.values(CACHE_TOPICS).sort());
+  });
+
+  it('lists in CACHED_TABLES exactly the tables whose triggers write invalidations', async () => {
+    const { rows } = await db.query<{ table: string }>(
+      `SELECT DISTINCT c.relname AS table FROM pg_trigger t
+         JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid
+       WHERE NOT t.tgisinternal AND p.prosrc LIKE '%invalidate_cache%'`,
+    );
+    expect(rows.map((row) => row.table).sort()).toEqual([...CACHED_TABLES].sort());
   });
 
   it('has the plans trigger exactly as invalidationTrigger writes it', async () => {

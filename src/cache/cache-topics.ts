@@ -20,3 +20,17 @@ export const CACHE_TOPICS = {
 } as const;
 
 export type CacheTopic = (typeof CACHE_TOPICS)[keyof typeof CACHE_TOPICS];
+
+/**
+ * The tables whose triggers write invalidations. With `CACHE_COHERENCE=acknowledged` a statement that writes one
+ * outside a transaction is given one (Database.watchInvalidatingCommits), so its writer waits like any other;
+ * test/cache-coherence.e2e-spec.ts reads the triggers from the database and fails unless this lists exactly them.
+ */
+export const CACHED_TABLES = [
+  'revoked_tokens',
+  'session_cutoffs',
+  'api_keys',
+  'subscriptions',
+  'plans',
+  'auto_renew_mandates',
+] as const;

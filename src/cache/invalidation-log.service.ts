@@ -58,6 +58,8 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
    * ended, and their invalidations are applied. Undefined before the first read and after a failed one.
    */
   private seen: SeenTransactions | undefined;
+  /** The last read's `pg_current_snapshot()` as text, while `seen` is defined (CacheLeases acknowledges it). */
+  private seenSnapshot: string | undefined;
   /** Whether a read is under way (its callers wait for it; later callers for the next). */
   private reading = false;
   /** The read the current waiters will share, started on the next turn of the event loop (or when one ends). */
@@ -89,6 +91,14 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
    */
   get trusted(): boolean {
     return this.seen !== undefined;
+  }
+
+  /**
+   * The snapshot of the last read, as `pg_current_snapshot()::text`: every transaction it shows as ended has had
+   * its invalidations applied here. Undefined while not {@link trusted}.
+   */
+  get appliedSnapshot(): string | undefined {
+    return this.seenSnapshot;
   }
 
   /**
@@ -166,13 +176,14 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
         for (const listener of this.listeners.get(row.topic) ?? []) listener(row.key);
       }
       this.seen = seenIn(rows[0]!.snapshot);
+      this.seenSnapshot = rows[0]!.snapshot;
       return true;
     } catch (error) {
       // An outage is logged once, by the database module; each read failing during it is no news.
       if (!isDatabaseUnavailable(error)) {
         this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
       }
-      this.seen = undefined;
+      this.seen = this.seenSnapshot = undefined;
       for (const reset of this.resetListeners) reset();
       return false;
     }

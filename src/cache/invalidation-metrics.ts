@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Counter } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { Metrics } from '../metrics/metrics.service.js';
+import { CacheLeases } from './cache-leases.service.js';
 import { InvalidationLog } from './invalidation-log.service.js';
 
 /**
@@ -12,6 +13,7 @@ export class InvalidationMetrics implements OnModuleInit {
   constructor(
     private readonly metrics: Metrics,
     private readonly log: InvalidationLog,
+    private readonly leases: CacheLeases,
   ) {}
 
   onModuleInit(): void {
@@ -32,6 +34,52 @@ export class InvalidationMetrics implements OnModuleInit {
       collect() {
         applied.reset();
         applied.inc(counts.applied);
+      },
+    });
+    if (!this.leases.enabled) return;
+    const leases = this.leases;
+    const held: Gauge = new Gauge({
+      name: 'tollgate_cache_lease_held',
+      help: 'CACHE_COHERENCE=acknowledged: 1 while this instance answers from its caches without reading the log.',
+      registers: [this.metrics.registry],
+      collect() {
+        held.set(leases.current ? 1 : 0);
+      },
+    });
+    const lapses: Counter = new Counter({
+      name: 'tollgate_cache_lease_lapses_total',
+      help: 'Times this instance found its cache lease ended before it renewed it (paused, or cut off), and joined again.',
+      registers: [this.metrics.registry],
+      collect() {
+        lapses.reset();
+        lapses.inc(leases.counts.lapses);
+      },
+    });
+    const waits: Counter = new Counter({
+      name: 'tollgate_cache_acknowledgement_waits_total',
+      help: 'Commits of cached data on this instance that waited for every instance to apply them.',
+      registers: [this.metrics.registry],
+      collect() {
+        waits.reset();
+        waits.inc(leases.counts.waits);
+      },
+    });
+    const waitSeconds: Counter = new Counter({
+      name: 'tollgate_cache_acknowledgement_wait_seconds_total',
+      help: 'Time those commits waited, in all (divide by the waits for the mean).',
+      registers: [this.metrics.registry],
+      collect() {
+        waitSeconds.reset();
+        waitSeconds.inc(leases.counts.waitSeconds);
+      },
+    });
+    const cutShort: Counter = new Counter({
+      name: 'tollgate_cache_acknowledgement_waits_cut_short_total',
+      help: 'Waits ended after one and a half leases without every acknowledgement (the database out of reach).',
+      registers: [this.metrics.registry],
+      collect() {
+        cutShort.reset();
+        cutShort.inc(leases.counts.waitsCutShort);
       },
     });
   }

@@ -204,6 +204,15 @@ describe('loadAppConfig', () => {
     ]);
   });
 
+  it('refuses acknowledged cache coherence behind a transaction pooler unless a session URL leads past it', () => {
+    const pooled = { DATABASE_POOLER: 'transaction', CACHE_COHERENCE: 'acknowledged' };
+    expect(problemsOf(pooled)).toEqual([
+      'CACHE_COHERENCE=acknowledged: needs a session connection past the transaction pooler; set DATABASE_SESSION_URL to PostgreSQL itself',
+    ]);
+    expect(problemsOf({ ...pooled, DATABASE_SESSION_URL: 'postgres://127.0.0.1:5432/test' })).toEqual([]);
+    expect(problemsOf({ CACHE_COHERENCE: 'acknowledged' })).toEqual([]);
+  });
+
   it('warns in production while AUTH_REQUIRE_SIWE is false, and nowhere else', () => {
     const production = {
       NODE_ENV: 'production',

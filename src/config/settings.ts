@@ -145,6 +145,27 @@ export const SETTINGS = {
     default: 60_000,
     doc: 'How long a starting process retries, with backoff, a database it cannot connect to (not up yet, no connection slot left) before it exits 1. `0`: no retry.',
   }),
+  databaseSessionUrl: setting<string | undefined>({
+    env: 'DATABASE_SESSION_URL',
+    parse: text({
+      pattern: /^postgres(ql)?:\/\/.+/,
+      message: 'DATABASE_SESSION_URL must be a postgres:// connection URL',
+    }),
+    default: undefined,
+    doc: "`postgres://…` of PostgreSQL itself for each process's one session connection (its presence lock and `LISTEN`), when `DATABASE_URL` leads to a transaction pooler. Unset: `DATABASE_URL` unless `DATABASE_POOLER=transaction`, in which case there is no session (deliveries poll, crashed requests keep their `Idempotency-Key` for 60 s, `CACHE_COHERENCE=acknowledged` is refused).",
+  }),
+  cacheCoherence: setting<'barrier' | 'acknowledged'>({
+    env: 'CACHE_COHERENCE',
+    parse: oneOf(['barrier', 'acknowledged']),
+    default: 'barrier',
+    doc: "How an instance knows its caches miss nothing committed before a request. `barrier`: one read of the invalidation log per batch of protected requests (about 600 a second per busy instance, none idle). `acknowledged`: a change's writer waits until every live instance has applied it, so reads cost no round trip and the log is read per write; an idle instance renews a lease about once a second, a write waits for the slowest instance (up to `CACHE_LEASE_MS` when one dies), and a change made by SQL outside the service is applied within milliseconds rather than before the next request. Needs a session connection (see `DATABASE_SESSION_URL`). See docs/scaling.md.",
+  }),
+  cacheLeaseMs: setting({
+    env: 'CACHE_LEASE_MS',
+    parse: integer({ min: 500, max: 60_000 }),
+    default: 3000,
+    doc: 'With `CACHE_COHERENCE=acknowledged`: how long an instance is waited for after its last renewal (renewed every third of it). Longer: fewer renewals, and writes wait longer when an instance dies without stopping.',
+  }),
   dataDir: setting({
     env: 'DATA_DIR',
     parse: directory(),
@@ -511,6 +532,12 @@ export const CROSS_CHECKS: ReadonlyArray<(config: AppConfig) => string | undefin
           'WEBHOOK_UNSAFE_IN_PRODUCTION=true only if every webhook receiver is meant to be internal'
       : undefined;
   },
+  (config) =>
+    config.cacheCoherence === 'acknowledged' &&
+    config.databasePooler === 'transaction' &&
+    config.databaseSessionUrl === undefined
+      ? 'CACHE_COHERENCE=acknowledged: needs a session connection past the transaction pooler; set DATABASE_SESSION_URL to PostgreSQL itself'
+      : undefined,
   (config) =>
     config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs
       ? 'HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS'

@@ -15,6 +15,8 @@ export interface DatabaseConnectionOptions {
   poolSize?: number;
   applicationName?: string;
   pooler?: DatabasePooler;
+  /** PostgreSQL itself for the process's session connection (DatabaseSession), past a transaction pooler. */
+  sessionUrl?: string;
   /** STATEMENT_TIMEOUT_MS unless given (the tests shorten it). */
   statementTimeoutMs?: number;
 }

@@ -21,14 +21,16 @@ export function presenceLockKey(instance: Sql): Sql {
  * This process's one session of its own with PostgreSQL, beside the pool: it holds the process's presence lock
  * (released by the server the moment the process or its connection dies, so others can tell a dead process's
  * claims at once) and `LISTEN`s for wake-ups. A session outlives transactions, so it needs PostgreSQL itself, not a
- * transaction pooler: with `DATABASE_POOLER=transaction` there is none (`available` is false) and its users fall
- * back to what they do without it. One connection per process, outside `DATABASE_POOL_SIZE`.
+ * transaction pooler: with `DATABASE_POOLER=transaction` it connects to `DATABASE_SESSION_URL`, and without one there
+ * is none (`available` is false) and its users fall back to what they do without it. One connection per process,
+ * outside `DATABASE_POOL_SIZE`.
  */
 @Injectable()
 export class DatabaseSession implements OnModuleInit, OnApplicationShutdown {
   /** Identifies this process while it runs; its presence lock is keyed by it. */
   readonly instanceId = randomUUID();
   readonly available: boolean;
+  private readonly url: string | undefined;
   private readonly logger = new Logger('DatabaseSession');
   private readonly listeners = new Map<string, () => void>();
   private client: Client | undefined;
@@ -40,7 +42,8 @@ export class DatabaseSession implements OnModuleInit, OnApplicationShutdown {
   private reconnectTimer: NodeJS.Timeout | undefined;
 
   constructor(@Inject(DATABASE_OPTIONS) private readonly options: DatabaseConnectionOptions) {
-    this.available = options.pooler !== 'transaction';
+    this.url = options.sessionUrl ?? (options.pooler === 'transaction' ? undefined : options.url);
+    this.available = this.url !== undefined;
   }
 
   /** This process's id while its presence lock is held; null while the session is down (or there is none). */
@@ -73,7 +76,7 @@ export class DatabaseSession implements OnModuleInit, OnApplicationShutdown {
 
   private async connect(): Promise<void> {
     const client = new Client({
-      connectionString: this.options.url,
+      connectionString: this.url,
       application_name: `${this.options.applicationName ?? 'tollgate'}-session`,
       connectionTimeoutMillis: 3000,
       keepAlive: true,

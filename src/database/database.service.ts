@@ -84,9 +84,32 @@ function unavailableOr(
  * table), so a transaction pooler may hand each transaction to another server connection. What needs a session
  * (the process's presence lock, `LISTEN`) is on `DatabaseSession`'s own connection.
  */
+/**
+ * Told of each commit that wrote cache invalidations (see {@link Database.watchInvalidatingCommits}), with the
+ * transaction's id; the transaction's caller gets its answer when the returned promise settles.
+ */
+export interface InvalidatingCommitWatcher {
+  /** Notified, in the committing transaction, when it wrote invalidations. */
+  channel: string;
+  /** The tables whose triggers write invalidations: a statement run outside a transaction that writes one gets one. */
+  tables: readonly string[];
+  committed(xid: string): Promise<void>;
+}
+
+/** Matches a statement that inserts into, updates or deletes from one of `tables` (quoted or not, any case). */
+export function writesOf(tables: readonly string[]): RegExp {
+  const names = tables.map((table) => `"?${table}"?`).join('|');
+  return new RegExp(`\\b(?:INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+(?:${names})(?![\\w"])`, 'i');
+}
+
 @Injectable()
 export class Database implements SqlExecutor {
   private readonly onPool: SqlExecutor;
+  private watcher: InvalidatingCommitWatcher | undefined;
+  /** With a watcher: whether a statement writes one of its tables. */
+  private writesWatched: RegExp | undefined;
+  /** With a watcher: the commit, preceded in the same round trip by the check for invalidations and the notify. */
+  private finish = 'COMMIT';
   private readonly named: boolean;
   /** What opens a transaction: behind a transaction pooler it also sets the statement timeout, in the same trip. */
   private readonly begin: string;
@@ -106,6 +129,7 @@ export class Database implements SqlExecutor {
   }
 
   run<Row extends QueryResultRow = QueryResultRow>(statement: Sql): Promise<SqlResult<Row>> {
+    if (this.writesWatched?.test(statement.text)) return this.transaction((tx) => tx.run<Row>(statement));
     return this.onPool.run<Row>(statement);
   }
 
@@ -113,11 +137,40 @@ export class Database implements SqlExecutor {
     name: string,
     statement: Sql,
   ): Promise<SqlResult<Row>> {
+    if (this.writesWatched?.test(statement.text)) {
+      return this.transaction((tx) => tx.runPrepared<Row>(name, statement));
+    }
     return this.onPool.runPrepared<Row>(name, statement);
+  }
+
+  /**
+   * From now on, a transaction that wrote cache invalidations (rows of `cache_invalidations`, written by the
+   * tables' triggers) notifies `watcher.channel` as it commits, and answers its caller only once
+   * `watcher.committed` has settled: the writer waits for what the cache room requires of a change (every live
+   * instance has applied it, CACHE_COHERENCE=acknowledged). Other transactions are unchanged but for one index probe
+   * in their commit's round trip. A statement run on the pool that writes one of `watcher.tables` runs in a
+   * transaction of its own, so no write path has to remember to open one.
+   */
+  watchInvalidatingCommits(watcher: InvalidatingCommitWatcher): void {
+    this.watcher = watcher;
+    this.writesWatched = writesOf(watcher.tables);
+    this.finish =
+      `SELECT xid::text AS xid, pg_notify('${watcher.channel}', '') FROM cache_invalidations ` +
+      'WHERE xid = pg_current_xact_id_if_assigned()::text::bigint LIMIT 1; COMMIT';
   }
 
   /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const watcher = this.watcher;
+    const { result, invalidated } = await this.runTransaction(work);
+    // After the connection went back to the pool: the wait holds none.
+    if (invalidated !== undefined) await watcher?.committed(invalidated);
+    return result;
+  }
+
+  private async runTransaction<T>(
+    work: (tx: SqlExecutor) => Promise<T>,
+  ): Promise<{ result: T; invalidated: string | undefined }> {
     const generation = this.availability.generation;
     let client: PoolClient;
     try {
@@ -136,12 +189,15 @@ export class Database implements SqlExecutor {
       await tx.run(raw(this.begin));
       const result = await work(tx);
       const committing = this.availability.generation;
+      let invalidated: string | undefined;
       try {
-        await client.query('COMMIT');
+        // Several statements in one simple-protocol message answer with one result each.
+        const outcome = (await client.query(this.finish)) as QueryResult | QueryResult[];
+        if (Array.isArray(outcome)) invalidated = (outcome[0]!.rows[0] as { xid: string } | undefined)?.xid;
       } catch (error) {
         throw unavailableOr(error, this.availability, committing, true);
       }
-      return result;
+      return { result, invalidated };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
         broken = true;

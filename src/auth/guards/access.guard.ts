@@ -1,5 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { CacheLeases } from '../../cache/cache-leases.service.js';
 import { InvalidationLog } from '../../cache/invalidation-log.service.js';
 import { AuthErrors } from '../auth.errors.js';
 import type { Principal } from '../principal.js';
@@ -16,7 +17,8 @@ import { checkAccess, routeAccess } from './route-access.js';
  * that recognises its credential and refuses it throws its own 401 (or the cookie's CSRF 403) from validate(); one
  * that fails without saying why is named here. A request with a credential is first admitted through the
  * invalidation barrier (InvalidationLog), so the caches read for it, by the strategy or by the handler's services,
- * miss nothing committed before it arrived.
+ * miss nothing committed before it arrived (or, with `CACHE_COHERENCE=acknowledged`, while this instance's lease
+ * holds, by every writer having waited for this instance: CacheLeases).
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -24,6 +26,7 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly routes: CredentialRoutes,
     private readonly invalidations: InvalidationLog,
+    private readonly leases: CacheLeases,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -39,7 +42,8 @@ export class AccessGuard implements CanActivate {
     }
     // Admitted through the invalidation barrier before any cache answers for this request (the strategy's or the
     // handler's): whatever was revoked or changed before it arrived is applied here, on whichever instance it is.
-    await this.invalidations.barrier();
+    // While this instance's cache lease holds, every writer has waited for it to apply its change instead.
+    if (!this.leases.current) await this.invalidations.barrier();
     const outcome = await attemptStrategy<Principal>(strategy, request);
     if (!outcome.user) {
       // passport-jwt fails with jsonwebtoken's error as the reason; any reason but expiry is an invalid token.

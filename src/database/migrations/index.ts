@@ -21,6 +21,7 @@ import { AutoRenew1795816978514 } from './1795816978514-AutoRenew.js';
 import { MandateCacheInvalidations1795820000000 } from './1795820000000-MandateCacheInvalidations.js';
 import { SubscriptionPlanChanges1795900000000 } from './1795900000000-SubscriptionPlanChanges.js';
 import { ChargedLogCursors1795910000000 } from './1795910000000-ChargedLogCursors.js';
+import { CacheLeases1795920000000 } from './1795920000000-CacheLeases.js';
 
 /**
  * Committed migrations, oldest first. `npm run migration:generate -- src/database/migrations/<Name>` writes one
@@ -50,4 +51,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   MandateCacheInvalidations1795820000000,
   SubscriptionPlanChanges1795900000000,
   ChargedLogCursors1795910000000,
+  CacheLeases1795920000000,
 ];

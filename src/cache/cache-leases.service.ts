@@ -1,0 +1,237 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/app-config.module.js';
+import { DatabaseSession } from '../database/database-session.js';
+import { Database } from '../database/database.service.js';
+import { sql } from '../database/sql.js';
+import { CACHED_TABLES } from './cache-topics.js';
+import { InvalidationLog } from './invalidation-log.service.js';
+
+/** Notified by each commit that wrote invalidations (Database.watchInvalidatingCommits); instances `LISTEN`. */
+export const CACHE_CHANNEL = 'tollgate_cache';
+/**
+ * The local lease ends this share of the lease after the acknowledgement was sent; the database's ends a whole lease
+ * after it ran. The rest is room for this process's clock and the database's to run at different rates, and for
+ * a pause between reading the clock and sending.
+ */
+const LOCAL_SHARE = 0.8;
+/** A writer's polls of the acknowledgements: the first after 1 ms, then half the oldest wait, at most this. */
+const MAX_POLL_MS = 50;
+/** Lease rows of instances gone this long are deleted by the next instance to join. */
+const FORGET_AFTER = '1 hour';
+
+interface Waiter {
+  xid: string;
+  since: number;
+  done: () => void;
+}
+
+/**
+ * `CACHE_COHERENCE=acknowledged`: coherence that costs per write, not per request.
+ *
+ * The barrier (InvalidationLog) proves on every batch of requests that nothing committed before them is missing,
+ * with a round trip. Here the proof is made once per write instead, by its writer:
+ *
+ * - **Each instance holds a lease** (a `cache_leases` row): it `LISTEN`s on {@link CACHE_CHANNEL}, and on each
+ *   notification, and every third of a lease, reads the log (the same read as the barrier's) and then
+ *   acknowledges the snapshot that read applied, extending its lease, but only while the lease still holds.
+ * - **A writer waits.** A transaction that wrote invalidations notifies as it commits, and its caller gets the
+ *   answer only once every instance whose lease holds has acknowledged a snapshot in which the transaction has
+ *   ended (or its lease ran out).
+ * - **An instance skips the barrier only while its own lease holds**, counted on its own clock from when it sent
+ *   the acknowledgement, and shorter ({@link LOCAL_SHARE}) than the database's.
+ *
+ * Why that keeps the guarantee for every write made through the service: take a writer that answered before a
+ * request arrived here, and this instance's lease holding when it did. Either the writer saw this instance's
+ * acknowledgement of its transaction (applied before it was sent), or it saw the lease ended; then the local lease
+ * had ended too, and holds again only through a new join (made after the writer looked) followed by a read started
+ * after the join, which sees the transaction. A lapsed lease is never extended: an acknowledgement that finds it
+ * ended makes the instance join again. What is relaxed: a change made by SQL outside the service (nobody waits on
+ * it) is applied on the notification, milliseconds after its commit, not before the next request; and a writer cut
+ * off from the database stops waiting after one and a half leases.
+ *
+ * Not available behind a transaction pooler without `DATABASE_SESSION_URL` (`LISTEN` needs a session of its own).
+ */
+@Injectable()
+export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
+  readonly enabled: boolean;
+  private readonly logger = new Logger(CacheLeases.name);
+  private readonly leaseMs: number;
+  /** performance.now() until which requests may skip the barrier. */
+  private localUntil = -Infinity;
+  /** Whether this instance's lease row is known to hold (from the join until an acknowledgement finds it ended). */
+  private joined = false;
+  private refreshing = false;
+  private refreshAgain = false;
+  private renewTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private waiters: Waiter[] = [];
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling = false;
+  /** Counted since the start, read by the metrics. */
+  readonly counts = { acknowledgements: 0, lapses: 0, waits: 0, waitSeconds: 0, waitsCutShort: 0 };
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: InvalidationLog,
+    private readonly session: DatabaseSession,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.enabled = config.cacheCoherence === 'acknowledged';
+    this.leaseMs = config.cacheLeaseMs;
+  }
+
+  /** Whether this instance's caches may answer a request that arrives now without a read of the log first. */
+  get current(): boolean {
+    return performance.now() < this.localUntil;
+  }
+
+  onModuleInit(): void {
+    if (!this.enabled) return;
+    if (!this.session.available) {
+      // The settings refuse this combination; a direct construction that gets here keeps the barrier.
+      this.logger.warn('CACHE_COHERENCE=acknowledged needs a database session: every request reads the log');
+      return;
+    }
+    this.db.watchInvalidatingCommits({
+      channel: CACHE_CHANNEL,
+      tables: CACHED_TABLES,
+      committed: (xid) => this.acknowledged(xid),
+    });
+    // Called on every notification, and once each time the session (re)connects.
+    this.session.listen(CACHE_CHANNEL, () => this.refresh());
+    this.renewTimer = setInterval(() => this.refresh(), this.leaseMs / 3).unref();
+    this.refresh();
+  }
+
+  /** Leaves at once, so writers stop waiting for this instance; requests still in flight read the log. */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.enabled) return;
+    this.stopped = true;
+    this.localUntil = -Infinity;
+    clearInterval(this.renewTimer);
+    await this.db
+      .run(sql`DELETE FROM cache_leases WHERE instance_id = ${this.session.instanceId}::uuid`)
+      .catch(() => undefined);
+  }
+
+  /** One refresh at a time; a call during one runs another after it (a notification may have come meanwhile). */
+  private refresh(): void {
+    if (this.stopped) return;
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    void this.renew().finally(() => {
+      this.refreshing = false;
+      if (this.refreshAgain) {
+        this.refreshAgain = false;
+        this.refresh();
+      }
+    });
+  }
+
+  private async renew(): Promise<void> {
+    const id = this.session.instanceId;
+    const lease = sql`now() + ${this.leaseMs}::int * interval '1 millisecond'`;
+    try {
+      if (!this.joined) {
+        await this.db.run(
+          sql`DELETE FROM cache_leases WHERE lease_until < now() - ${FORGET_AFTER}::interval`,
+        );
+        // Writers wait for this instance from now on; it has acknowledged nothing yet.
+        await this.db.run(
+          sql`INSERT INTO cache_leases (instance_id, applied, lease_until) VALUES (${id}::uuid, NULL, ${lease})
+              ON CONFLICT (instance_id) DO UPDATE SET applied = NULL, lease_until = EXCLUDED.lease_until`,
+        );
+        this.joined = true;
+      }
+      // A read that starts now, after the join: it applies every transaction ended before it.
+      if (!(await this.log.barrier())) return;
+      const applied = this.log.appliedSnapshot;
+      if (applied === undefined) return;
+      const sentAt = performance.now();
+      const { rowCount } = await this.db.run(
+        sql`UPDATE cache_leases SET applied = ${applied}, lease_until = ${lease}
+            WHERE instance_id = ${id}::uuid AND lease_until > now()`,
+      );
+      if (rowCount === 1) {
+        this.counts.acknowledgements++;
+        if (!this.stopped) this.localUntil = Math.max(this.localUntil, sentAt + this.leaseMs * LOCAL_SHARE);
+        return;
+      }
+      // The lease ran out (this process was paused or cut off): writers may have stopped waiting for it.
+      this.counts.lapses++;
+      this.logger.warn('the cache lease ran out before it was renewed: joining again');
+      this.joined = false;
+      this.localUntil = -Infinity;
+      this.refreshAgain = true;
+    } catch {
+      // The database is out of reach: the local lease ends on its own, and requests meanwhile take the barrier
+      // (which fails over to the database too). The next tick tries again.
+    }
+  }
+
+  /**
+   * Resolves once every instance whose lease holds has acknowledged a snapshot in which transaction `xid` has
+   * ended. Waiters share the polls.
+   */
+  acknowledged(xid: string): Promise<void> {
+    return new Promise((done) => {
+      this.waiters.push({ xid, since: performance.now(), done });
+      this.schedulePoll(1);
+    });
+  }
+
+  private schedulePoll(delayMs: number): void {
+    if (this.pollTimer !== undefined || this.polling) return;
+    this.pollTimer = setTimeout(() => void this.poll(), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    this.pollTimer = undefined;
+    this.polling = true;
+    const asked = this.waiters;
+    let settled = new Set<string>();
+    try {
+      const xids = [...new Set(asked.map((waiter) => waiter.xid))];
+      const { rows } = await this.db.run<{ xid: string }>(
+        sql`SELECT x::text AS xid FROM unnest(${xids}::bigint[]) AS x
+            WHERE NOT EXISTS (
+              SELECT 1 FROM cache_leases l
+              WHERE l.lease_until > now()
+                AND (l.applied IS NULL OR NOT pg_visible_in_snapshot(x::text::xid8, l.applied::pg_snapshot)))`,
+      );
+      settled = new Set(rows.map((row) => row.xid));
+    } catch {
+      // Unreachable: the others' leases cannot be seen. Cut short below once every lease would have run out.
+    }
+    this.polling = false;
+    const now = performance.now();
+    const waiting: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      const waited = now - waiter.since;
+      const cutShort = waited > this.leaseMs * 1.5;
+      if (settled.has(waiter.xid) || cutShort) {
+        if (cutShort && !settled.has(waiter.xid)) this.counts.waitsCutShort++;
+        this.counts.waits++;
+        this.counts.waitSeconds += waited / 1000;
+        waiter.done();
+      } else {
+        waiting.push(waiter);
+      }
+    }
+    this.waiters = waiting;
+    if (waiting.length > 0) {
+      const oldest = now - waiting[0]!.since;
+      this.schedulePoll(Math.min(MAX_POLL_MS, Math.max(1, oldest / 2)));
+    }
+  }
+}
