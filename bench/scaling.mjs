@@ -3,12 +3,13 @@
 // Debian's PgBouncer in transaction mode (SCALE_POOLER=pgbouncer), and for each count measures, per instance,
 // reads of the cache invalidation log per second (the service's own metric), idle, under a read load and under a
 // write load, with the database's transactions per second (pg_stat_database) and the machine's load beside them.
-// Writes bench/results/scaling[-pgbouncer].{json,md}.
 //
 // Settings (environment): SCALE_INSTANCES (1,2,4,8), SCALE_SECONDS per phase (10), SCALE_CONNECTIONS of the read
 // load in all, spread over the instances (32), SCALE_WRITE_CONNECTIONS of the write load in all (8), SCALE_POOLER
 // (none | pgbouncer), SCALE_POOL_SIZE per instance (the service's default), SCALE_SERVER_POOL (PgBouncer's
-// default_pool_size, 20).
+// default_pool_size, 20), SCALE_COHERENCE (the instances' CACHE_COHERENCE: barrier | acknowledged; behind PgBouncer
+// acknowledged gets DATABASE_SESSION_URL to PostgreSQL itself).
+// Writes bench/results/scaling[-pgbouncer][-acknowledged].{json,md}.
 //
 // The loads: `GET /subscriptions/status` with a READ_ONLY API key (a cached read behind the barrier), and
 // `POST /subscriptions/renew` of a new address each with an operator's key (each one a committed change that every
@@ -37,6 +38,7 @@ const WRITE_CONNECTIONS = Number(process.env.SCALE_WRITE_CONNECTIONS ?? 8);
 const POOLER = process.env.SCALE_POOLER ?? 'none';
 const POOL_SIZE = process.env.SCALE_POOL_SIZE;
 const SERVER_POOL = Number(process.env.SCALE_SERVER_POOL ?? 20);
+const COHERENCE = process.env.SCALE_COHERENCE ?? 'barrier';
 const root = new URL('..', import.meta.url).pathname;
 const started = Date.now();
 const say = (text) => console.log(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${text}`);
@@ -102,6 +104,9 @@ async function scrape(instance) {
   return {
     reads: value('tollgate_cache_invalidation_reads_total'),
     applied: value('tollgate_cache_invalidations_applied_total'),
+    // CACHE_COHERENCE=acknowledged only (NaN otherwise): commits that waited, and how long in all.
+    waits: value('tollgate_cache_acknowledgement_waits_total'),
+    waitSeconds: value('tollgate_cache_acknowledgement_wait_seconds_total'),
     cpu: processCpu(instance.child.pid),
   };
 }
@@ -182,6 +187,8 @@ async function main() {
     LOG_LEVEL: 'warn',
     EVENTS_MAX_PER_WALLET_PER_DAY: '1000000',
     ...(bouncer ? { DATABASE_POOLER: 'transaction' } : {}),
+    CACHE_COHERENCE: COHERENCE,
+    ...(bouncer && COHERENCE === 'acknowledged' ? { DATABASE_SESSION_URL: database.url } : {}),
     ...(POOL_SIZE ? { DATABASE_POOL_SIZE: POOL_SIZE } : {}),
   };
   const instances = [];
@@ -262,10 +269,13 @@ async function main() {
           cpuPercent: ((after[i].cpu - before[i].cpu) / seconds) * 100,
         }));
         const requests = loads.reduce((sum, l) => sum + l.requests, 0);
+        const waits = active.reduce((sum, _, i) => sum + (after[i].waits - before[i].waits), 0);
+        const waited = active.reduce((sum, _, i) => sum + (after[i].waitSeconds - before[i].waitSeconds), 0);
         const row = {
           instances: count,
           phase,
           pooler: POOLER,
+          coherence: COHERENCE,
           seconds: +seconds.toFixed(1),
           requestsPerSecond: Math.round(requests / seconds),
           non2xx: loads.reduce((sum, l) => sum + l.non2xx, 0),
@@ -275,6 +285,8 @@ async function main() {
           instanceCpuPercent: perInstance.map((p) => Math.round(p.cpuPercent)),
           postgresCpuPercent: Math.round(((pg1 - pg0) / seconds) * 100),
           databaseTransactionsPerSecond: Math.round((db1.xacts - db0.xacts) / seconds),
+          // The mean time a write's answer waited for every instance to apply it (acknowledged only).
+          meanWriteWaitMs: waits > 0 ? +((waited / waits) * 1000).toFixed(2) : null,
           machineBusyPercent: Math.round(((cpu1.busy - cpu0.busy) / (cpu1.total - cpu0.total)) * 100),
           loadAverage1m: +load1.toFixed(2),
           otherProcesses: otherLoad(ours),
@@ -289,18 +301,19 @@ async function main() {
     if (bouncer) await bouncer.stop();
     await database.stop();
   }
-  const name = POOLER === 'pgbouncer' ? 'scaling-pgbouncer' : 'scaling';
+  const name = `scaling${POOLER === 'pgbouncer' ? '-pgbouncer' : ''}${COHERENCE === 'acknowledged' ? '-acknowledged' : ''}`;
   writeFileSync(join(root, 'bench/results', `${name}.json`), JSON.stringify(results, null, 2) + '\n');
   const lines = [
     `Measured ${new Date().toISOString()} on ${cpus().length} cores (${cpus()[0].model.trim()}), Node.js ${process.version}, ` +
       `${SECONDS} s a phase, reads ${READ_CONNECTIONS} connections and writes ${WRITE_CONNECTIONS} in all, ` +
-      `pooler: ${POOLER}${bouncer ? ` (default_pool_size ${SERVER_POOL})` : ''}. Everything on one machine, shared.`,
+      `pooler: ${POOLER}${bouncer ? ` (default_pool_size ${SERVER_POOL})` : ''}, CACHE_COHERENCE=${COHERENCE}. ` +
+      'Everything on one machine, shared.',
     '',
-    '| instances | phase | req/s (all) | non-2xx | invalidation reads/s per instance | reads/s in all | applied/s per instance | instance CPU % | PostgreSQL CPU % | db xact/s | machine busy % | load 1m | others (ps, lifetime %cpu) |',
-    '| --: | --- | --: | --: | --- | --: | --- | --- | --: | --: | --: | --: | --- |',
+    '| instances | phase | req/s (all) | non-2xx | invalidation reads/s per instance | reads/s in all | applied/s per instance | instance CPU % | PostgreSQL CPU % | db xact/s | mean write wait ms | machine busy % | load 1m | others (ps, lifetime %cpu) |',
+    '| --: | --- | --: | --: | --- | --: | --- | --- | --: | --: | --: | --: | --: | --- |',
     ...results.map(
       (r) =>
-        `| ${r.instances} | ${r.phase} | ${r.requestsPerSecond} | ${r.non2xx} | ${r.readsPerSecondPerInstance.join(' / ')} | ${r.readsPerSecondTotal} | ${r.appliedPerSecondPerInstance.join(' / ')} | ${r.instanceCpuPercent.join(' / ')} | ${r.postgresCpuPercent} | ${r.databaseTransactionsPerSecond} | ${r.machineBusyPercent} | ${r.loadAverage1m} | ${r.otherProcesses} |`,
+        `| ${r.instances} | ${r.phase} | ${r.requestsPerSecond} | ${r.non2xx} | ${r.readsPerSecondPerInstance.join(' / ')} | ${r.readsPerSecondTotal} | ${r.appliedPerSecondPerInstance.join(' / ')} | ${r.instanceCpuPercent.join(' / ')} | ${r.postgresCpuPercent} | ${r.databaseTransactionsPerSecond} | ${r.meanWriteWaitMs ?? '–'} | ${r.machineBusyPercent} | ${r.loadAverage1m} | ${r.otherProcesses} |`,
     ),
     '',
   ];

@@ -94,42 +94,11 @@ if (!available) {
       await receiver?.close();
     });
 
-    it('signs in, renews, cancels, and each instance sees what the other committed', async () => {
-      const session = await login(a.url);
-      const status = `/subscriptions/status?address=${session.address}`;
-      expect((await http(b.url).get(status, { token: session.token })).body.status).toBe('none');
-      expect(
-        (await http(a.url).post('/subscriptions/renew', { token: session.token, body: {} })).status,
-      ).toBe(200);
-      expect((await http(b.url).get(status, { token: session.token })).body.status).toBe('active');
-      expect(
-        (await http(b.url).post('/subscriptions/cancel', { token: session.token, body: {} })).status,
-      ).toBe(200);
-      expect((await http(a.url).get(status, { token: session.token })).body.cancelAtPeriodEnd).toBe(true);
-      // A second sign-in of the same wallet, on the other instance.
-      expect((await login(b.url, session.account)).token).toEqual(expect.any(String));
-      expect((await http(b.url).post('/auth/logout', { token: session.token })).status).toBeLessThan(300);
-      expect((await http(a.url).get('/auth/session', { token: session.token })).status).toBe(401);
-    });
+    it('signs in, renews, cancels, and each instance sees what the other committed', () =>
+      subscriptionAcross(a, b));
 
-    it('creates an API key on one instance, uses it on the other, and a revocation holds on both', async () => {
-      const owner = await login(a.url);
-      const created = await http(a.url).post('/api-keys', {
-        token: owner.token,
-        body: { label: 'pooled', scopes: ['READ_ONLY'] },
-      });
-      expect(created.status).toBe(200);
-      expect((await http(b.url).get('/auth/session', { token: created.body.key })).status).toBe(200);
-      expect((await http(a.url).get('/auth/session', { token: created.body.key })).status).toBe(200);
-      const revoked = await http(a.url).post('/api-keys/revoke', {
-        token: owner.token,
-        body: { id: created.body.id },
-      });
-      expect(revoked.status).toBe(200);
-      const onB = await http(b.url).get('/auth/session', { token: created.body.key });
-      expect(onB.status).toBe(401);
-      expect(onB.body.details.code).toBe('api_key_revoked');
-    });
+    it('creates an API key on one instance, uses it on the other, and a revocation holds on both', () =>
+      keyAcross(a, b));
 
     it('delivers webhooks and records their completion', async () => {
       const renewals = 4;
@@ -159,4 +128,87 @@ if (!available) {
       expect(logs).not.toMatch(/prepared statement|unsupported startup parameter|invalidations failed/);
     });
   });
+  describe('two instances through it, with CACHE_COHERENCE=acknowledged and their sessions past it', () => {
+    let a: ServiceProcess;
+    let b: ServiceProcess;
+
+    beforeAll(async () => {
+      const env = {
+        DATABASE_POOLER: 'transaction',
+        DATABASE_SESSION_URL: direct,
+        CACHE_COHERENCE: 'acknowledged',
+        WEBHOOK_WORKERS: 'false',
+      };
+      [a, b] = await Promise.all([
+        startServiceProcess(bouncer.url, env),
+        startServiceProcess(bouncer.url, env),
+      ]);
+      const client = new pg.Client({ connectionString: direct });
+      await client.connect();
+      try {
+        await until(
+          async () =>
+            Number(
+              (
+                await client.query(
+                  'SELECT count(*) FROM cache_leases WHERE lease_until > now() AND applied IS NOT NULL',
+                )
+              ).rows[0].count,
+            ) === 2,
+          10_000,
+          'both instances holding a cache lease',
+        );
+      } finally {
+        await client.end();
+      }
+    });
+    afterAll(async () => {
+      await Promise.all([a?.kill(), b?.kill()]);
+    });
+
+    it('signs in, renews, cancels, and each instance sees what the other committed', () =>
+      subscriptionAcross(a, b));
+
+    it('creates an API key on one instance, uses it on the other, and a revocation holds on both', () =>
+      keyAcross(a, b));
+  });
 });
+
+/** A sign-in, renewal, cancel and logout on one instance, each seen on the next request to the other. */
+async function subscriptionAcross(a: ServiceProcess, b: ServiceProcess): Promise<void> {
+  const session = await login(a.url);
+  const status = `/subscriptions/status?address=${session.address}`;
+  expect((await http(b.url).get(status, { token: session.token })).body.status).toBe('none');
+  expect((await http(a.url).post('/subscriptions/renew', { token: session.token, body: {} })).status).toBe(
+    200,
+  );
+  expect((await http(b.url).get(status, { token: session.token })).body.status).toBe('active');
+  expect((await http(b.url).post('/subscriptions/cancel', { token: session.token, body: {} })).status).toBe(
+    200,
+  );
+  expect((await http(a.url).get(status, { token: session.token })).body.cancelAtPeriodEnd).toBe(true);
+  // A second sign-in of the same wallet, on the other instance.
+  expect((await login(b.url, session.account)).token).toEqual(expect.any(String));
+  expect((await http(b.url).post('/auth/logout', { token: session.token })).status).toBeLessThan(300);
+  expect((await http(a.url).get('/auth/session', { token: session.token })).status).toBe(401);
+}
+
+/** A key created on one instance works on both, and its revocation holds on both at once. */
+async function keyAcross(a: ServiceProcess, b: ServiceProcess): Promise<void> {
+  const owner = await login(a.url);
+  const created = await http(a.url).post('/api-keys', {
+    token: owner.token,
+    body: { label: 'pooled', scopes: ['READ_ONLY'] },
+  });
+  expect(created.status).toBe(200);
+  expect((await http(b.url).get('/auth/session', { token: created.body.key })).status).toBe(200);
+  expect((await http(a.url).get('/auth/session', { token: created.body.key })).status).toBe(200);
+  const revoked = await http(a.url).post('/api-keys/revoke', {
+    token: owner.token,
+    body: { id: created.body.id },
+  });
+  expect(revoked.status).toBe(200);
+  const onB = await http(b.url).get('/auth/session', { token: created.body.key });
+  expect(onB.status).toBe(401);
+  expect(onB.body.details.code).toBe('api_key_revoked');
+}

@@ -4,7 +4,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * One row per instance running with `CACHE_COHERENCE=acknowledged` (CacheLeases): what it has applied of the
  * invalidation log, and until when writers wait for it. A writer of a cached table answers only once every row whose
  * lease holds has applied its transaction; an instance answers from its caches without reading the log only while
- * its own lease holds.
+ * its own lease holds. The table is UNLOGGED (migration CacheLeases): rows are rewritten often and worth nothing after
+ * a crash of the server, when every instance joins again.
  */
 @Entity({ name: 'cache_leases' })
 export class CacheLeaseEntity {

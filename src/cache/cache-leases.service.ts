@@ -21,7 +21,10 @@ export const CACHE_CHANNEL = 'tollgate_cache';
  * a pause between reading the clock and sending.
  */
 const LOCAL_SHARE = 0.8;
-/** A writer's polls of the acknowledgements: the first after 1 ms, then half the oldest wait, at most this. */
+/**
+ * A writer's polls of the acknowledgements: the first after most of the recent mean wait (at least 1 ms), then half
+ * the oldest wait, at most this. Polling sooner than the instances can answer only adds statements.
+ */
 const MAX_POLL_MS = 50;
 /** Lease rows of instances gone this long are deleted by the next instance to join. */
 const FORGET_AFTER = '1 hour';
@@ -38,23 +41,26 @@ interface Waiter {
  * The barrier (InvalidationLog) proves on every batch of requests that nothing committed before them is missing,
  * with a round trip. Here the proof is made once per write instead, by its writer:
  *
- * - **Each instance holds a lease** (a `cache_leases` row): it `LISTEN`s on {@link CACHE_CHANNEL}, and on each
- *   notification, and every third of a lease, reads the log (the same read as the barrier's) and then
- *   acknowledges the snapshot that read applied, extending its lease, but only while the lease still holds.
+ * - **Each instance holds a lease** (a `cache_leases` row). It `LISTEN`s on {@link CACHE_CHANNEL} and reads the log
+ *   on each notification and every third of a lease; each read acknowledges, in the same statement, the snapshot it
+ *   reads (and so applies) and extends the lease, but only while the lease still holds.
  * - **A writer waits.** A transaction that wrote invalidations notifies as it commits, and its caller gets the
  *   answer only once every instance whose lease holds has acknowledged a snapshot in which the transaction has
  *   ended (or its lease ran out).
  * - **An instance skips the barrier only while its own lease holds**, counted on its own clock from when it sent
- *   the acknowledgement, and shorter ({@link LOCAL_SHARE}) than the database's.
+ *   the acknowledging read, and shorter ({@link LOCAL_SHARE}) than the database's; a request then still waits for a
+ *   read under way (its acknowledgement may be visible before its invalidations are applied here).
  *
  * Why that keeps the guarantee for every write made through the service: take a writer that answered before a
- * request arrived here, and this instance's lease holding when it did. Either the writer saw this instance's
- * acknowledgement of its transaction (applied before it was sent), or it saw the lease ended; then the local lease
- * had ended too, and holds again only through a new join (made after the writer looked) followed by a read started
- * after the join, which sees the transaction. A lapsed lease is never extended: an acknowledgement that finds it
- * ended makes the instance join again. What is relaxed: a change made by SQL outside the service (nobody waits on
- * it) is applied on the notification, milliseconds after its commit, not before the next request; and a writer cut
- * off from the database stops waiting after one and a half leases.
+ * request arrived here at `t`, and the local lease that let the request skip the barrier, granted by a read sent at
+ * `s` that ran at `d` (so `t` < `s` + 0.8 lease). If the writer saw this instance acknowledge its transaction, the
+ * invalidations are applied, or being applied and the request waits for them. Otherwise it saw the lease ended, at
+ * some time `c` < `t`. From `d` on the lease in the database runs to at least `d` + lease > `t`, so `c` came before
+ * `d`, the read's snapshot (taken at `d`) sees the transaction, and it is applied too. A lapsed lease is never
+ * extended; an instance whose acknowledgement finds it ended joins again. What is relaxed: a change made by SQL
+ * outside the service (nobody waits on it) is applied on its notification, milliseconds after its commit, not
+ * before the next request; and a writer cut off from the database stops waiting after one and a half leases. The
+ * two clocks must not drift apart by more than a fifth of a lease while a lease runs.
  *
  * Not available behind a transaction pooler without `DATABASE_SESSION_URL` (`LISTEN` needs a session of its own).
  */
@@ -67,6 +73,8 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   private localUntil = -Infinity;
   /** Whether this instance's lease row is known to hold (from the join until an acknowledgement finds it ended). */
   private joined = false;
+  /** When the last join was answered: a read sent before it may have run before it. */
+  private joinedAt = Infinity;
   private refreshing = false;
   private refreshAgain = false;
   private renewTimer: NodeJS.Timeout | undefined;
@@ -74,6 +82,8 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   private waiters: Waiter[] = [];
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** Recent waits' mean, in ms (exponentially weighted). */
+  private meanWaitMs = 1;
   /** Counted since the start, read by the metrics. */
   readonly counts = { acknowledgements: 0, lapses: 0, waits: 0, waitSeconds: 0, waitsCutShort: 0 };
 
@@ -99,10 +109,15 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
       this.logger.warn('CACHE_COHERENCE=acknowledged needs a database session: every request reads the log');
       return;
     }
+    this.log.acknowledgeReads({
+      instanceId: this.session.instanceId,
+      leaseMs: this.leaseMs,
+      acknowledged: (sentAt, held) => this.acknowledged(sentAt, held),
+    });
     this.db.watchInvalidatingCommits({
       channel: CACHE_CHANNEL,
       tables: CACHED_TABLES,
-      committed: (xid) => this.acknowledged(xid),
+      committed: (xid) => this.appliedEverywhere(xid),
     });
     // Called on every notification, and once each time the session (re)connects.
     this.session.listen(CACHE_CHANNEL, () => this.refresh());
@@ -139,8 +154,6 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private async renew(): Promise<void> {
-    const id = this.session.instanceId;
-    const lease = sql`now() + ${this.leaseMs}::int * interval '1 millisecond'`;
     try {
       if (!this.joined) {
         await this.db.run(
@@ -148,45 +161,46 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
         );
         // Writers wait for this instance from now on; it has acknowledged nothing yet.
         await this.db.run(
-          sql`INSERT INTO cache_leases (instance_id, applied, lease_until) VALUES (${id}::uuid, NULL, ${lease})
+          sql`INSERT INTO cache_leases (instance_id, applied, lease_until)
+              VALUES (${this.session.instanceId}::uuid, NULL, now() + ${this.leaseMs}::int * interval '1 millisecond')
               ON CONFLICT (instance_id) DO UPDATE SET applied = NULL, lease_until = EXCLUDED.lease_until`,
         );
         this.joined = true;
+        this.joinedAt = performance.now();
       }
-      // A read that starts now, after the join: it applies every transaction ended before it.
-      if (!(await this.log.barrier())) return;
-      const applied = this.log.appliedSnapshot;
-      if (applied === undefined) return;
-      const sentAt = performance.now();
-      const { rowCount } = await this.db.run(
-        sql`UPDATE cache_leases SET applied = ${applied}, lease_until = ${lease}
-            WHERE instance_id = ${id}::uuid AND lease_until > now()`,
-      );
-      if (rowCount === 1) {
-        this.counts.acknowledgements++;
-        if (!this.stopped) this.localUntil = Math.max(this.localUntil, sentAt + this.leaseMs * LOCAL_SHARE);
-        return;
-      }
-      // The lease ran out (this process was paused or cut off): writers may have stopped waiting for it.
-      this.counts.lapses++;
-      this.logger.warn('the cache lease ran out before it was renewed: joining again');
-      this.joined = false;
-      this.localUntil = -Infinity;
-      this.refreshAgain = true;
+      // A read of the log that starts now; it acknowledges what it applies (acknowledged() below).
+      await this.log.barrier();
     } catch {
       // The database is out of reach: the local lease ends on its own, and requests meanwhile take the barrier
       // (which fails over to the database too). The next tick tries again.
     }
   }
 
+  /** Every successful read of the log, with whether its acknowledgement found the lease holding. */
+  private acknowledged(sentAt: number, held: boolean): void {
+    if (this.stopped) return;
+    if (held) {
+      this.counts.acknowledgements++;
+      this.localUntil = Math.max(this.localUntil, sentAt + this.leaseMs * LOCAL_SHARE);
+      return;
+    }
+    if (!this.joined || sentAt < this.joinedAt) return;
+    // The lease ran out (this process was paused or cut off): writers may have stopped waiting for it.
+    this.counts.lapses++;
+    this.logger.warn('the cache lease ran out before it was renewed: joining again');
+    this.joined = false;
+    this.localUntil = -Infinity;
+    this.refreshAgain = true;
+  }
+
   /**
    * Resolves once every instance whose lease holds has acknowledged a snapshot in which transaction `xid` has
    * ended. Waiters share the polls.
    */
-  acknowledged(xid: string): Promise<void> {
+  appliedEverywhere(xid: string): Promise<void> {
     return new Promise((done) => {
       this.waiters.push({ xid, since: performance.now(), done });
-      this.schedulePoll(1);
+      this.schedulePoll(Math.min(MAX_POLL_MS, Math.max(1, this.meanWaitMs * 0.7)));
     });
   }
 
@@ -223,6 +237,7 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
         if (cutShort && !settled.has(waiter.xid)) this.counts.waitsCutShort++;
         this.counts.waits++;
         this.counts.waitSeconds += waited / 1000;
+        this.meanWaitMs += (waited - this.meanWaitMs) / 16;
         waiter.done();
       } else {
         waiting.push(waiter);

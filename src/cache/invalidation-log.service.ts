@@ -16,6 +16,17 @@ const MIN_READ_SPACING_MS = 1;
 
 export type InvalidationListener = (key: string) => void;
 
+/**
+ * With `CACHE_COHERENCE=acknowledged` (CacheLeases): every read of the log also acknowledges, in the same statement,
+ * the snapshot it reads as applied by this instance and renews its lease, if the lease still holds.
+ */
+export interface ReadAcknowledgement {
+  instanceId: string;
+  leaseMs: number;
+  /** After each read that succeeded: when it was sent (performance.now()), and whether the lease held. */
+  acknowledged(sentAt: number, held: boolean): void;
+}
+
 /** A PostgreSQL snapshot's xmax and in-progress transaction ids, as text. */
 interface SeenTransactions {
   xmax: string;
@@ -58,13 +69,14 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
    * ended, and their invalidations are applied. Undefined before the first read and after a failed one.
    */
   private seen: SeenTransactions | undefined;
-  /** The last read's `pg_current_snapshot()` as text, while `seen` is defined (CacheLeases acknowledges it). */
-  private seenSnapshot: string | undefined;
   /** Whether a read is under way (its callers wait for it; later callers for the next). */
   private reading = false;
   /** The read the current waiters will share, started on the next turn of the event loop (or when one ends). */
   private pending: { outcome: Promise<boolean>; resolve: (trusted: Promise<boolean>) => void } | undefined;
   private pendingScheduled = false;
+  /** The read under way (its outcome), if any. */
+  private underWay: Promise<boolean> | undefined;
+  private acknowledgement: ReadAcknowledgement | undefined;
   /** When the last read started (performance.now()). */
   private lastReadAt = -Infinity;
   private purgeTimer: NodeJS.Timeout | undefined;
@@ -94,14 +106,6 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The snapshot of the last read, as `pg_current_snapshot()::text`: every transaction it shows as ended has had
-   * its invalidations applied here. Undefined while not {@link trusted}.
-   */
-  get appliedSnapshot(): string | undefined {
-    return this.seenSnapshot;
-  }
-
-  /**
    * Resolves true once every invalidation committed before the call has been applied here (by a read that starts
    * after it); false when the database could not be read (the caches then answer from the database until a read
    * succeeds).
@@ -114,6 +118,19 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     }
     if (!this.reading) this.schedulePending();
     return this.pending.outcome;
+  }
+
+  /**
+   * The read under way, if any: with acknowledged reads, a request that skips the barrier waits for it, since the
+   * database may already show its acknowledgement while its invalidations are not yet applied here.
+   */
+  get inFlight(): Promise<boolean> | undefined {
+    return this.underWay;
+  }
+
+  /** From now on every read also acknowledges what it applies (CacheLeases). */
+  acknowledgeReads(acknowledgement: ReadAcknowledgement): void {
+    this.acknowledgement = acknowledgement;
   }
 
   async onModuleInit(): Promise<void> {
@@ -145,30 +162,42 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
     this.lastReadAt = performance.now();
     this.reading = true;
     this.counts.reads++;
-    pending.resolve(
-      this.read().finally(() => {
-        this.reading = false;
-        // Waiters that arrived during this read start theirs now.
-        if (this.pending) this.schedulePending();
-      }),
-    );
+    const outcome = this.read().finally(() => {
+      this.reading = false;
+      this.underWay = undefined;
+      // Waiters that arrived during this read start theirs now.
+      if (this.pending) this.schedulePending();
+    });
+    this.underWay = outcome;
+    pending.resolve(outcome);
   }
 
   private async read(): Promise<boolean> {
     const since = this.seen;
+    const acknowledgement = this.acknowledgement;
     try {
       // The rows of the transactions that ended since the last read: those it saw running, and those after its
       // snapshot. A first read (or one after a failure) applies none: the caches hold nothing older than it.
+      const newRows = sql`LEFT JOIN cache_invalidations i ON NOT ${since === undefined}::boolean
+           AND (i.xid >= ${since?.xmax ?? '0'}::bigint OR i.xid = ANY (${since?.xip ?? []}::bigint[]))`;
+      const sentAt = performance.now();
       const { rows } = await this.db.runPrepared<{
         snapshot: string;
+        held?: boolean;
         topic: string | null;
         key: string | null;
       }>(
-        'tollgate_read_invalidations',
-        sql`SELECT s.snapshot, i.topic, i.key
-         FROM (SELECT pg_current_snapshot()::text AS snapshot) s
-         LEFT JOIN cache_invalidations i ON NOT ${since === undefined}::boolean
-           AND (i.xid >= ${since?.xmax ?? '0'}::bigint OR i.xid = ANY (${since?.xip ?? []}::bigint[]))`,
+        acknowledgement ? 'tollgate_read_acknowledge_invalidations' : 'tollgate_read_invalidations',
+        acknowledgement
+          ? // The acknowledgement names the statement's own snapshot: the rows it returns are what it acknowledges.
+            sql`WITH s AS (SELECT pg_current_snapshot()::text AS snapshot),
+              ack AS (
+                UPDATE cache_leases SET applied = (SELECT snapshot FROM s),
+                  lease_until = now() + ${acknowledgement.leaseMs}::int * interval '1 millisecond'
+                WHERE instance_id = ${acknowledgement.instanceId}::uuid AND lease_until > now()
+                RETURNING 1)
+            SELECT s.snapshot, EXISTS (SELECT 1 FROM ack) AS held, i.topic, i.key FROM s ${newRows}`
+          : sql`SELECT s.snapshot, i.topic, i.key FROM (SELECT pg_current_snapshot()::text AS snapshot) s ${newRows}`,
       );
       for (const row of rows) {
         if (row.topic === null || row.key === null) continue;
@@ -176,14 +205,14 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
         for (const listener of this.listeners.get(row.topic) ?? []) listener(row.key);
       }
       this.seen = seenIn(rows[0]!.snapshot);
-      this.seenSnapshot = rows[0]!.snapshot;
+      acknowledgement?.acknowledged(sentAt, rows[0]!.held === true);
       return true;
     } catch (error) {
       // An outage is logged once, by the database module; each read failing during it is no news.
       if (!isDatabaseUnavailable(error)) {
         this.logger.warn(`reading cache invalidations failed: ${(error as Error).message}`);
       }
-      this.seen = this.seenSnapshot = undefined;
+      this.seen = undefined;
       for (const reset of this.resetListeners) reset();
       return false;
     }
