@@ -93,6 +93,18 @@ describe('PostgresDeliveryQueue', () => {
     expect(claimed.filter((id) => backlog.includes(id))).toHaveLength(7);
   });
 
+  it('hands out a batch in order: the retries, then the first attempts, each the longest due first', async () => {
+    // Written in the reverse of their due order, so the table's order is not the answer's.
+    const firsts: string[] = [];
+    for (let second = 1; second <= 5; second++)
+      firsts.unshift(...(await enqueue(1, 0, `-${second} seconds`)));
+    const retries: string[] = [];
+    for (let second = 1; second <= 3; second++)
+      retries.unshift(...(await enqueue(1, 2, `-${second} seconds`)));
+
+    expect((await queue.claim(10)).map((d) => d.id)).toEqual([...retries, ...firsts]);
+  });
+
   it('hands a delivery to one claim only, and again once its lease has run out', async () => {
     const ids = await enqueue(50, 0, '-1 second');
     const [a, b] = await Promise.all([queue.claim(30), queue.claim(30)]);

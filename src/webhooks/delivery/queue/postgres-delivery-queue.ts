@@ -180,23 +180,28 @@ export class PostgresDeliveryQueue extends DeliveryQueue {
    * taking each other's rows.
    */
   async claim(limit: number): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.db.runPrepared<ClaimedRow>(
+    const { rows } = await this.db.runPrepared<ClaimedRow & { claimOrder: string }>(
       'webhook_deliveries_claim',
       sql`WITH retries AS (
-         SELECT id FROM webhook_deliveries WHERE attempt_count > 0 AND ${CLAIMABLE}
+         SELECT id, next_attempt_at FROM webhook_deliveries WHERE attempt_count > 0 AND ${CLAIMABLE}
          ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
        ), first_attempts AS (
-         SELECT id FROM webhook_deliveries WHERE attempt_count = 0 AND ${CLAIMABLE}
+         SELECT id, next_attempt_at FROM webhook_deliveries WHERE attempt_count = 0 AND ${CLAIMABLE}
          ORDER BY next_attempt_at LIMIT ${limit} - (SELECT count(*) FROM retries) FOR UPDATE SKIP LOCKED
        ), taken AS (
-         SELECT id FROM retries UNION ALL SELECT id FROM first_attempts
+         SELECT id, row_number() OVER (ORDER BY retry DESC, next_attempt_at) AS claim_order
+         FROM (SELECT id, next_attempt_at, true AS retry FROM retries
+               UNION ALL SELECT id, next_attempt_at, false FROM first_attempts) due
        )
        UPDATE webhook_deliveries d SET locked_until = now() + ${LEASE}
        FROM taken, webhook_endpoints e
        WHERE d.id = taken.id AND e.id = d.endpoint_id
-       RETURNING ${CLAIMED}`,
+       RETURNING ${CLAIMED}, taken.claim_order AS "claimOrder"`,
     );
-    return rows.map(claimed);
+    // RETURNING comes back in the update's scan order, not the claim's: put the batch back in due order.
+    return rows
+      .sort((a, b) => Number(a.claimOrder) - Number(b.claimOrder))
+      .map(({ claimOrder: _order, ...row }) => claimed(row));
   }
 
   async claimOwned(
