@@ -6,6 +6,8 @@
 // BEFORE_NODE_OPTIONS / AFTER_NODE_OPTIONS add node options to one side: with BASELINE_ROOT=. the same build with and
 // without a preload (bench/request-context.mjs). Each round also reads the service process's CPU time (user + system,
 // /proc), so the CPU per request is reported beside the rate: on a shared machine it moves far less than the rate.
+// BEFORE_ENV / AFTER_ENV (`K=V,K=V`) set settings on one side: with BASELINE_ROOT=. the same build in two
+// configurations (`AFTER_ENV=CACHE_COHERENCE=acknowledged`).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -24,9 +26,21 @@ if (!baselineRoot) throw new Error('BASELINE_ROOT: the checkout whose dist/ is t
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-/** Each build as its own `npm start` runs it (its node flags), default settings. */
-const startService = (checkout, databaseUrl, nodeOptions) =>
-  startBenchService({ checkout, databaseUrl, env: nodeOptions ? { NODE_OPTIONS: nodeOptions } : {} });
+/** `K=V,K=V` as an object (BEFORE_ENV / AFTER_ENV: settings of one side, e.g. `CACHE_COHERENCE=acknowledged`). */
+const settings = (list) =>
+  Object.fromEntries(
+    (list ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=')),
+  );
+/** Each build as its own `npm start` runs it (its node flags), default settings but for BEFORE_ENV / AFTER_ENV. */
+const startService = (checkout, databaseUrl, nodeOptions, env) =>
+  startBenchService({
+    checkout,
+    databaseUrl,
+    env: { ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...settings(env) },
+  });
 
 /** A session, a read-only key and a subscription on one instance: the three ways to read a status. */
 async function credentials(url) {
@@ -76,8 +90,14 @@ const before = await startService(
   baselineRoot,
   withDatabase('bench_before'),
   process.env.BEFORE_NODE_OPTIONS,
+  process.env.BEFORE_ENV,
 );
-const after = await startService(root, withDatabase('bench_after'), process.env.AFTER_NODE_OPTIONS);
+const after = await startService(
+  root,
+  withDatabase('bench_after'),
+  process.env.AFTER_NODE_OPTIONS,
+  process.env.AFTER_ENV,
+);
 const withPid = (targets, pid) =>
   Object.fromEntries(Object.entries(targets).map(([name, target]) => [name, { ...target, pid }]));
 try {

@@ -80,6 +80,8 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   private renewTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private waiters: Waiter[] = [];
+  private batch: Promise<unknown> | undefined;
+  private lastBatchAt = -Infinity;
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
   /** Recent waits' mean, in ms (exponentially weighted). */
@@ -100,6 +102,29 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   /** Whether this instance's caches may answer a request that arrives now without a read of the log first. */
   get current(): boolean {
     return performance.now() < this.localUntil;
+  }
+
+  /**
+   * Admits a request while {@link current}, with no round trip: after the read of the log under way, if any (its
+   * acknowledgement may be visible before its invalidations are applied here), and together with the requests that
+   * arrive with it, released on the next turn and at most once a millisecond, as the barrier releases its batches.
+   * Batched, a read costs 0.80–0.84 of the CPU of one answered as it arrives
+   * (docs/decisions/2026-11-29-acknowledged-cache-coherence.md).
+   */
+  admit(): Promise<unknown> {
+    if (!this.batch) {
+      const wait = this.lastBatchAt + 1 - performance.now();
+      this.batch = new Promise<void>((resolve) => {
+        const release = (): void => {
+          this.batch = undefined;
+          this.lastBatchAt = performance.now();
+          resolve();
+        };
+        if (wait > 0) setTimeout(release, wait);
+        else setImmediate(release);
+      }).then(() => this.log.inFlight);
+    }
+    return this.batch;
   }
 
   onModuleInit(): void {

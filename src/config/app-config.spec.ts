@@ -213,6 +213,25 @@ describe('loadAppConfig', () => {
     expect(problemsOf({ CACHE_COHERENCE: 'acknowledged' })).toEqual([]);
   });
 
+  it('defaults to acknowledged cache coherence in production where a session can be opened, else to the barrier', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      PAYMENT_GATEWAY: 'operator',
+    };
+    expect(loadAppConfig({}).cacheCoherence).toBe('barrier');
+    expect(loadAppConfig(production).cacheCoherence).toBe('acknowledged');
+    expect(loadAppConfig({ ...production, DATABASE_POOLER: 'transaction' }).cacheCoherence).toBe('barrier');
+    expect(
+      loadAppConfig({
+        ...production,
+        DATABASE_POOLER: 'transaction',
+        DATABASE_SESSION_URL: 'postgres://127.0.0.1:5432/test',
+      }).cacheCoherence,
+    ).toBe('acknowledged');
+    expect(loadAppConfig({ ...production, CACHE_COHERENCE: 'barrier' }).cacheCoherence).toBe('barrier');
+  });
+
   it('warns in production while AUTH_REQUIRE_SIWE is false, and nowhere else', () => {
     const production = {
       NODE_ENV: 'production',

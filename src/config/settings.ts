@@ -158,7 +158,9 @@ export const SETTINGS = {
     env: 'CACHE_COHERENCE',
     parse: oneOf(['barrier', 'acknowledged']),
     default: 'barrier',
-    doc: "How an instance knows its caches miss nothing committed before a request. `barrier`: one read of the invalidation log per batch of protected requests (about 600 a second per busy instance, none idle). `acknowledged`: a change's writer waits until every live instance has applied it, so reads cost no round trip and the log is read per write; an idle instance renews a lease about once a second, a write waits for the slowest instance (up to `CACHE_LEASE_MS` when one dies), and a change made by SQL outside the service is applied within milliseconds rather than before the next request. Needs a session connection (see `DATABASE_SESSION_URL`). See docs/scaling.md.",
+    defaultDoc:
+      '`acknowledged` in production when a session connection can be opened (no transaction pooler, or `DATABASE_SESSION_URL`); `barrier` otherwise',
+    doc: "How an instance knows its caches miss nothing committed before a request. `barrier`: one read of the invalidation log per batch of protected requests (about 600 a second per busy instance, none idle), and a change made by SQL outside the service is honoured by the next request. `acknowledged`: a change's writer waits until every live instance has applied it, so reads cost no round trip and the log is read per write; an idle instance renews a lease about once a second, a write waits for the slowest instance (a few ms; up to `CACHE_LEASE_MS` when one dies without stopping), and a change made by SQL outside the service is applied within milliseconds rather than before the next request. Needs a session connection (see `DATABASE_SESSION_URL`). See docs/scaling.md.",
   }),
   cacheLeaseMs: setting({
     env: 'CACHE_LEASE_MS',
@@ -509,6 +511,12 @@ export const DERIVED_DEFAULTS: {
 } = {
   authDomain: (config) => (config.nodeEnv === 'production' ? config.authDomain : `localhost:${config.port}`),
   authUri: (config) => (config.nodeEnv === 'production' ? config.authUri : `http://localhost:${config.port}`),
+  // Development and the tests keep the stricter guarantee for changes made by SQL (docs/scaling.md).
+  cacheCoherence: (config) =>
+    config.nodeEnv === 'production' &&
+    (config.databasePooler !== 'transaction' || config.databaseSessionUrl !== undefined)
+      ? 'acknowledged'
+      : 'barrier',
 };
 
 /**

@@ -42,10 +42,10 @@ export class AccessGuard implements CanActivate {
     }
     // Admitted through the invalidation barrier before any cache answers for this request (the strategy's or the
     // handler's): whatever was revoked or changed before it arrived is applied here, on whichever instance it is.
-    // While this instance's cache lease holds, every writer has waited for it to apply its change instead (and a
-    // read under way may be acknowledged already: the request waits for it, no new round trip).
+    // While this instance's cache lease holds, every writer has waited for it to apply its change instead: the
+    // request is admitted with its batch and after a read under way, with no round trip (CacheLeases.admit).
     if (!this.leases.current) await this.invalidations.barrier();
-    else if (this.invalidations.inFlight) await this.invalidations.inFlight;
+    else await this.leases.admit();
     const outcome = await attemptStrategy<Principal>(strategy, request);
     if (!outcome.user) {
       // passport-jwt fails with jsonwebtoken's error as the reason; any reason but expiry is an invalid token.
