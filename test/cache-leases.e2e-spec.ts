@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { CacheLeases } from '../src/cache/cache-leases.service.js';
 import { InvalidationLog } from '../src/cache/invalidation-log.service.js';
+import { sql } from '../src/database/sql.js';
 import { http } from './utils/http.js';
 import { sleep } from './utils/receiver.js';
 import { startServiceProcess, type ServiceProcess } from './utils/service-process.js';
@@ -111,7 +112,8 @@ describe('cache coherence by acknowledged writes', () => {
   it('applies a change made by SQL outside the service within moments, on its notification', async () => {
     const { key } = await readOnlyKey(a.url);
     for (const where of [a.url, b.url]) expect(await sessionCode(where, key.key)).toBeNull();
-    await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
+    const revoke = sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${key.id}`;
+    await db.query(revoke.text, revoke.values);
     // Nobody waits on an operator's SQL: the relaxation the mode states. It arrives by NOTIFY.
     for (const where of [a.url, b.url]) {
       await waitFor(

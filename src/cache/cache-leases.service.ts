@@ -87,7 +87,7 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   /** Recent waits' mean, in ms (exponentially weighted). */
   private meanWaitMs = 1;
   /** Counted since the start, read by the metrics. */
-  readonly counts = { acknowledgements: 0, lapses: 0, waits: 0, waitSeconds: 0, waitsCutShort: 0 };
+  readonly counts = { lapses: 0, waits: 0, waitSeconds: 0, waitsCutShort: 0 };
 
   constructor(
     private readonly db: Database,
@@ -205,7 +205,6 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
   private acknowledged(sentAt: number, held: boolean): void {
     if (this.stopped) return;
     if (held) {
-      this.counts.acknowledgements++;
       this.localUntil = Math.max(this.localUntil, sentAt + this.leaseMs * LOCAL_SHARE);
       return;
     }

@@ -40,6 +40,10 @@ export type PaymentGatewayName = (typeof PAYMENT_GATEWAYS)[number];
  * parser from `./setting.ts` (or a new one there). Then run `npm run docs:config` to rewrite docs/configuration.md's table; a
  * unit test fails while the table is stale. The order here is the table's order.
  */
+/** A `postgres://` (or `postgresql://`) connection URL, refused naming `name` otherwise. */
+const postgresUrl = (name: string) =>
+  text({ pattern: /^postgres(ql)?:\/\/.+/, message: `${name} must be a postgres:// connection URL` });
+
 export const SETTINGS = {
   port: setting({
     env: 'PORT',
@@ -120,10 +124,7 @@ export const SETTINGS = {
   }),
   databaseUrl: setting<string | undefined>({
     env: 'DATABASE_URL',
-    parse: text({
-      pattern: /^postgres(ql)?:\/\/.+/,
-      message: 'DATABASE_URL must be a postgres:// connection URL',
-    }),
+    parse: postgresUrl('DATABASE_URL'),
     default: undefined,
     doc: '`postgres://…` of an external PostgreSQL (13 or newer). Unset: an embedded PostgreSQL is started in `DATA_DIR`.',
   }),
@@ -147,10 +148,7 @@ export const SETTINGS = {
   }),
   databaseSessionUrl: setting<string | undefined>({
     env: 'DATABASE_SESSION_URL',
-    parse: text({
-      pattern: /^postgres(ql)?:\/\/.+/,
-      message: 'DATABASE_SESSION_URL must be a postgres:// connection URL',
-    }),
+    parse: postgresUrl('DATABASE_SESSION_URL'),
     default: undefined,
     doc: "`postgres://…` of PostgreSQL itself for each process's one session connection (its presence lock and `LISTEN`), when `DATABASE_URL` leads to a transaction pooler. Unset: `DATABASE_URL` unless `DATABASE_POOLER=transaction`, in which case there is no session (deliveries poll, crashed requests keep their `Idempotency-Key` for 60 s, `CACHE_COHERENCE=acknowledged` is refused).",
   }),
