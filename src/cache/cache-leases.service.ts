@@ -10,6 +10,7 @@ import { APP_CONFIG } from '../config/app-config.module.js';
 import { DatabaseSession } from '../database/database-session.js';
 import { Database } from '../database/database.service.js';
 import { sql } from '../database/sql.js';
+import { onNextBatchTurn } from './batch-turn.js';
 import { CACHED_TABLES } from './cache-topics.js';
 import { InvalidationLog } from './invalidation-log.service.js';
 
@@ -113,16 +114,13 @@ export class CacheLeases implements OnModuleInit, BeforeApplicationShutdown {
    */
   admit(): Promise<unknown> {
     if (!this.batch) {
-      const wait = this.lastBatchAt + 1 - performance.now();
-      this.batch = new Promise<void>((resolve) => {
-        const release = (): void => {
+      this.batch = new Promise<void>((resolve) =>
+        onNextBatchTurn(this.lastBatchAt, () => {
           this.batch = undefined;
           this.lastBatchAt = performance.now();
           resolve();
-        };
-        if (wait > 0) setTimeout(release, wait);
-        else setImmediate(release);
-      }).then(() => this.log.inFlight);
+        }),
+      ).then(() => this.log.inFlight);
     }
     return this.batch;
   }

@@ -2,17 +2,10 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { Database } from '../database/database.service.js';
 import { sql } from '../database/sql.js';
 import { isDatabaseUnavailable } from '../database/database.errors.js';
+import { onNextBatchTurn } from './batch-turn.js';
 import type { CacheTopic } from './cache-topics.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
-/**
- * Reads start at most this often. Back to back, under load each read (a round trip, its system calls and its
- * parsing) served one or two requests and took a large share of a cached read's CPU; spaced, one read serves
- * every request of the interval (docs/decisions/2026-11-24-invalidation-reads-spaced.md). A request waits at most
- * this much longer, and only under load: when the last read started longer ago, the next starts on the next turn
- * as before.
- */
-const MIN_READ_SPACING_MS = 1;
 
 export type InvalidationListener = (key: string) => void;
 
@@ -144,14 +137,12 @@ export class InvalidationLog implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Starts the pending read on the next turn, once this turn's requests have all joined it, and no sooner than
-   * {@link MIN_READ_SPACING_MS} after the previous read started.
+   * `BATCH_SPACING_MS` after the previous read started.
    */
   private schedulePending(): void {
     if (this.pendingScheduled) return;
     this.pendingScheduled = true;
-    const wait = this.lastReadAt + MIN_READ_SPACING_MS - performance.now();
-    if (wait > 0) setTimeout(() => this.startPending(), wait);
-    else setImmediate(() => this.startPending());
+    onNextBatchTurn(this.lastReadAt, () => this.startPending());
   }
 
   private startPending(): void {
