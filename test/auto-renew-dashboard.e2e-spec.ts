@@ -251,7 +251,8 @@ describe('dashboard: automatic renewal under erc20, on the in-process chain', ()
 
   beforeAll(async () => {
     chain = await startTestChain();
-    token = await chain.deployToken('Test USD', 'TUSD', 6);
+    // A token whose approve changes a nonzero allowance only from 0, as USDT's does: the page must cope with it.
+    token = await chain.deployToken('Test USD', 'TUSD', 6, { resetFirst: true });
     charger = await chain.deployContract(CHARGER_ARTIFACT);
     const keeperKey = generatePrivateKey();
     await chain.fund(privateKeyToAccount(keeperKey).address);
@@ -360,6 +361,31 @@ describe('dashboard: automatic renewal under erc20, on the in-process chain', ()
       );
       expect((await token.balanceOf(receiver)) - paidBefore).toBe(PRICE);
       expect(await token.balanceOf(wallet.account.address)).toBe(8n * PRICE);
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'sets an allowance below the total to 0 first where the token wants it (USDT), then approves the total',
+    async () => {
+      const { page, wallet, token: session } = await subscribed();
+      // One period approved earlier (a mandate since turned off, say): below the 12 periods this one needs.
+      await token.approve(wallet.account.address, charger, PRICE);
+      await page.getByTestId('auto-renew').getByRole('button', { name: 'Renew automatically' }).click();
+      await page.getByText(/^Automatic renewal is on: the next charge is on /).waitFor();
+
+      // The approval was tried with eth_call, refused by the token, so the wallet sent two approvals: to 0, then
+      // the total; then it signed.
+      expect(wallet.requests.filter((method) => method === 'eth_sendTransaction')).toHaveLength(2);
+      expect(wallet.requests.lastIndexOf('eth_sendTransaction')).toBeLessThan(
+        wallet.requests.indexOf('eth_signTypedData_v4'),
+      );
+      // 12 periods approved; the keeper may already have charged the first of them from the wallet's 9.
+      const charged = 9n * PRICE - (await token.balanceOf(wallet.account.address));
+      expect((await token.allowance(wallet.account.address, charger)) + charged).toBe(12n * PRICE);
+      const on = await statusOf(t.url, session);
+      expect(on.autoRenew).toMatchObject({ enabled: true, amount: PRICE.toString() });
+      expect(on.autoRenew.allowanceShortfall).toBeUndefined();
     },
     BROWSER_TIMEOUT,
   );

@@ -183,7 +183,8 @@ describe('tollgate auto-renew under erc20', () => {
 
   beforeAll(async () => {
     chain = await startTestChain();
-    token = await chain.deployToken('Test USD', 'TUSD', 6);
+    // A token whose approve changes a nonzero allowance only from 0, as USDT's does.
+    token = await chain.deployToken('Test USD', 'TUSD', 6, { resetFirst: true });
     contract = await chain.deployContract(CHARGER_ARTIFACT);
     const keeperKey = generatePrivateKey();
     await chain.fund(privateKeyToAccount(keeperKey).address);
@@ -313,5 +314,21 @@ describe('tollgate auto-renew under erc20', () => {
 
     const disabled = await tollgate(['auto-renew', 'disable']);
     expect(fields(disabled.stdout)).toMatchObject({ enabled: 'false' });
+  });
+
+  it('sets a short allowance to 0 first where the token wants it (USDT), then approves the periods', async () => {
+    const enabled = await tollgate(['auto-renew', 'enable', '--periods', '5'], {
+      TOLLGATE_PRIVATE_KEY: privateKey,
+      TOLLGATE_RPC_URL: chain.rpcUrl,
+    });
+    expect(enabled.code).toBe(0);
+    expect(enabled.stderr).toContain(
+      `${getAddress(token.address)} changes an allowance only from 0: setting ${getAddress(contract)}'s ` +
+        `allowance of ${3n * PRICE} to 0 first`,
+    );
+    // The first case's approve, then the reset and the new allowance, all from the payer.
+    expect((await approvals()).map((log) => log.args.value)).toEqual([3n * PRICE, 0n, 5n * PRICE]);
+    expect(await allowance()).toBe(5n * PRICE);
+    expect(fields(enabled.stdout)).toMatchObject({ enabled: 'true', allowanceShortfall: '0' });
   });
 });

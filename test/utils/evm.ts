@@ -37,6 +37,7 @@ interface CompiledFixtures {
   SmartWallet: CompiledContract;
   WalletFactory: CompiledContract;
   TestToken: CompiledContract;
+  ResetFirstToken: CompiledContract;
 }
 
 /** An ERC-20 (test/fixtures/contracts/TestToken.sol) deployed on the test chain. */
@@ -50,6 +51,7 @@ export interface TestToken {
   /** A mined transaction that calls `transfer` for more than the sender holds, and so reverts. */
   revertedTransfer(to: Address, amount: bigint): Promise<Hex>;
   balanceOf(owner: Address): Promise<bigint>;
+  allowance(owner: Address, spender: Address): Promise<bigint>;
   /** A mined `approve` sent from `owner` (impersonated). */
   approve(owner: Address, spender: Address, amount: bigint): Promise<void>;
   /**
@@ -90,7 +92,13 @@ export interface TestChain {
   /** Deploys a SmartWallet owned by `owner` through the factory and returns its address. */
   deployWallet(owner: Address): Promise<Address>;
   counterfactualWallet(owner: Address, salt?: Hex): CounterfactualWallet;
-  deployToken(name: string, symbol: string, decimals: number): Promise<TestToken>;
+  /** A TestToken; with `resetFirst`, one whose `approve` wants a nonzero allowance set to 0 first, as USDT's does. */
+  deployToken(
+    name: string,
+    symbol: string,
+    decimals: number,
+    options?: { resetFirst?: boolean },
+  ): Promise<TestToken>;
   chainId: number;
   /** Mines empty blocks (each transaction is mined in a block of its own). */
   mine(blocks: number): Promise<void>;
@@ -151,7 +159,10 @@ function readBody(request: IncomingMessage): Promise<string> {
  * - `eth_getBlockByNumber` answers the block, without its transactions (tevm answers `{}`), so clients see the base
  *   fee and send EIP-1559 transactions (tevm fails to build the receipt of a legacy one);
  * - `eth_getLogs` over a range of numbered blocks: tevm reads a hex `fromBlock`/`toBlock` as a block hash (and
- *   answers "resource not found"), so the numbers are handed to it as the hashes of those blocks.
+ *   answers "resource not found"), so the numbers are handed to it as the hashes of those blocks;
+ * - `eth_estimateGas` answers a limit the transaction can run with: tevm answers the gas spent after refunds, which
+ *   is too little for one that clears storage (an `approve` of 0, say: its refund comes only at the end), so the
+ *   refund is added back (see {@link withGasBeforeRefunds}).
  */
 function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: ServerResponse) => void {
   const tevm = createHttpHandler(client);
@@ -163,13 +174,20 @@ function rpcHandler(client: MemoryClient): (request: IncomingMessage, response: 
       const patch =
         call.method === 'eth_getTransactionReceipt'
           ? (text: string) => withStatus(client, text)
-          : call.method === 'eth_call' || call.method === 'eth_estimateGas'
+          : call.method === 'eth_call'
             ? (text: string) => withRevertData(client, call.params ?? [], text)
-            : call.method === 'eth_sendRawTransaction'
-              ? (text: string) => minedAfter(client, text)
-              : call.method === 'eth_getBlockByNumber'
-                ? (text: string) => withBlock(client, call.params ?? [], text)
-                : undefined;
+            : call.method === 'eth_estimateGas'
+              ? async (text: string) =>
+                  withGasBeforeRefunds(
+                    client,
+                    call.params ?? [],
+                    await withRevertData(client, call.params ?? [], text),
+                  )
+              : call.method === 'eth_sendRawTransaction'
+                ? (text: string) => minedAfter(client, text)
+                : call.method === 'eth_getBlockByNumber'
+                  ? (text: string) => withBlock(client, call.params ?? [], text)
+                  : undefined;
       if (!patch) return tevm(replay, response);
       let statusCode = 200;
       let headers: Record<string, string> = {};
@@ -235,6 +253,33 @@ async function withRevertData(client: MemoryClient, params: unknown[], text: str
   const reverted = replayed.errors?.some((error) => error.message.startsWith('revert'));
   if (!reverted) return text;
   answer.error = { code: 3, message: 'execution reverted', data: replayed.rawData };
+  return JSON.stringify(answer);
+}
+
+/**
+ * A node answers the least gas limit the transaction succeeds with; tevm answers what it spends net of refunds.
+ * Replayed, the call reports its execution gas before refunds: with the intrinsic gas (21 000, and 4 or 16 a byte of
+ * calldata) that is what the transaction consumes before its refund, and 2 300 more keeps a last `SSTORE` above the
+ * stipend it refuses to run within (EIP-2200). Calls without a refund, and those that create contracts, keep tevm's
+ * answer.
+ */
+async function withGasBeforeRefunds(client: MemoryClient, params: unknown[], text: string): Promise<string> {
+  const answer = JSON.parse(text) as { result?: Hex };
+  const [request] = params as [{ from?: Address; to?: Address; data?: Hex; value?: Hex }];
+  if (!answer.result || !request.to) return text;
+  const replayed = await client.tevmCall({
+    ...(request.from ? { from: request.from } : {}),
+    to: request.to,
+    ...(request.data ? { data: request.data } : {}),
+    ...(request.value ? { value: BigInt(request.value) } : {}),
+    throwOnFail: false,
+  });
+  const calldata = hexToBytes(request.data ?? '0x');
+  const intrinsic = 21_000n + calldata.reduce((sum, byte) => sum + (byte === 0 ? 4n : 16n), 0n);
+  const beforeRefunds = intrinsic + (replayed.executionGasUsed ?? 0n);
+  // Without a refund tevm's answer suffices, and stays as it was.
+  if (beforeRefunds <= BigInt(answer.result)) return text;
+  answer.result = toHex(beforeRefunds + 2_300n);
   return JSON.stringify(answer);
 }
 
@@ -310,10 +355,15 @@ export async function startTestChain(): Promise<TestChain> {
     return result.txHash;
   };
 
-  const deployToken = async (name: string, symbol: string, decimals: number): Promise<TestToken> => {
+  const deployToken = async (
+    name: string,
+    symbol: string,
+    decimals: number,
+    options: { resetFirst?: boolean } = {},
+  ): Promise<TestToken> => {
     const token = await client.tevmDeploy({
       abi: tokenAbi,
-      bytecode: compiled.TestToken.bytecode,
+      bytecode: (options.resetFirst ? compiled.ResetFirstToken : compiled.TestToken).bytecode,
       args: [name, symbol, decimals],
       createTransaction: true,
       throwOnFail: true,
@@ -371,6 +421,15 @@ export async function startTestChain(): Promise<TestChain> {
           abi: tokenAbi,
           functionName: 'balanceOf',
           args: [owner],
+        });
+        return data as bigint;
+      },
+      async allowance(owner, spender) {
+        const { data } = await client.tevmContract({
+          to: address,
+          abi: tokenAbi,
+          functionName: 'allowance',
+          args: [owner, spender],
         });
         return data as bigint;
       },

@@ -81,8 +81,30 @@ async function allowanceOf(wallet: Wallet, payer: string, terms: MandateTerms): 
 }
 
 /**
+ * Whether the token would take `approve(charger, amount)` from `payer` now (an `eth_call` of it): a token that wants
+ * a nonzero allowance set to 0 before another, as USDT's does, refuses it.
+ */
+async function approvalWouldPass(
+  wallet: Wallet,
+  payer: string,
+  terms: MandateTerms,
+  amount: bigint,
+): Promise<boolean> {
+  try {
+    await walletRequest(wallet, 'approval check', 'eth_call', [
+      { from: payer, to: terms.token, data: approveCalldata(terms.charger, amount) },
+      'latest',
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Lets the charging contract take up to `total` of the token from `payer` (ERC-20 `approve`), unless it already
- * may: the wallet sends the transaction and the page waits until it is mined.
+ * may: the wallet sends the transaction and the page waits until it is mined. When an allowance below `total` is
+ * there and the token refuses to change it (USDT's rule), the allowance is first set to 0, a transaction of its own.
  */
 export async function approveCharger(
   wallet: Wallet,
@@ -95,14 +117,24 @@ export async function approveCharger(
   onStep('Reading the allowance…');
   const allowance = await allowanceOf(wallet, payer, terms);
   if (allowance !== null && allowance >= total) return;
-  onStep(
+  const approve = async (amount: bigint, step: string): Promise<void> => {
+    onStep(step);
+    const hash = await walletRequest(wallet, 'approval', 'eth_sendTransaction', [
+      { from: payer, to: terms.token, data: approveCalldata(terms.charger, amount), value: '0x0' },
+    ]);
+    if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
+    await waitForPayment(wallet, hash, 1, onStep, 'approval');
+  };
+  if (allowance !== null && allowance > 0n && !(await approvalWouldPass(wallet, payer, terms, total))) {
+    await approve(
+      0n,
+      `This token changes an allowance only from 0: confirm setting the current ${formatAmount(allowance.toString(), terms.decimals, terms.symbol)} to 0 in your wallet…`,
+    );
+  }
+  await approve(
+    total,
     `Confirm the approval of ${formatAmount(total.toString(), terms.decimals, terms.symbol)} in your wallet…`,
   );
-  const hash = await walletRequest(wallet, 'approval', 'eth_sendTransaction', [
-    { from: payer, to: terms.token, data: approveCalldata(terms.charger, total), value: '0x0' },
-  ]);
-  if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
-  await waitForPayment(wallet, hash, 1, onStep, 'approval');
 }
 
 /** The payer's EIP-712 signature of `mandate` for the charging contract (`eth_signTypedData_v4`). */

@@ -39,7 +39,8 @@ export async function optionalViem<Module>(command: string, load: () => Promise<
 
 /**
  * Makes `spender`'s allowance over the payer's `token` at least `amount`: reads it, and when it is less, sends an
- * `approve(spender, amount)` from the account and waits for its receipt. Answers the approve's hash, or undefined
+ * `approve(spender, amount)` from the account and waits for its receipt (after an `approve(spender, 0)` when the
+ * token refuses to change a nonzero allowance otherwise, as USDT does). Answers the approve's hash, or undefined
  * when the allowance already sufficed. An RPC of another chain is refused before anything is sent.
  */
 export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | undefined> {
@@ -77,21 +78,45 @@ export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | 
     log(`allowance of ${spender} is ${allowance}: covers ${amount}, nothing to approve`);
     return undefined;
   }
-  log(`approving ${spender} for ${amount} of ${token} (allowance ${allowance}) from ${account.address}`);
   const writer = createWalletClient({ account, transport });
-  const hash = await onChain('sending the approve', () =>
-    writer.writeContract({
-      address: token,
-      abi: erc20Abi,
-      functionName: 'approve',
-      args: [spender, amount],
-      chain: null,
-    }),
-  );
-  log(`approve sent: ${hash}; waiting for its receipt`);
-  const receipt = await onChain('waiting for the approve', () =>
-    reader.waitForTransactionReceipt({ hash, pollingInterval: 1_000 }),
-  );
-  if (receipt.status !== 'success') throw new ChainError(`the approve ${hash} reverted`);
-  return hash;
+  const approveWouldPass = async (value: bigint): Promise<boolean> => {
+    try {
+      await reader.simulateContract({
+        account: account.address,
+        address: token,
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [spender, value],
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const approve = async (value: bigint): Promise<Hex> => {
+    const hash = await onChain('sending the approve', () =>
+      writer.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [spender, value],
+        chain: null,
+      }),
+    );
+    log(`approve sent: ${hash}; waiting for its receipt`);
+    const receipt = await onChain('waiting for the approve', () =>
+      reader.waitForTransactionReceipt({ hash, pollingInterval: 1_000 }),
+    );
+    if (receipt.status !== 'success') throw new ChainError(`the approve ${hash} reverted`);
+    return hash;
+  };
+  // A token that changes a nonzero allowance only from 0 (USDT's rule) refuses the approve: it is set to 0 first.
+  if (allowance > 0n && !(await approveWouldPass(amount))) {
+    log(
+      `${token} changes an allowance only from 0: setting ${spender}'s allowance of ${allowance} to 0 first`,
+    );
+    await approve(0n);
+  }
+  log(`approving ${spender} for ${amount} of ${token} (allowance ${allowance}) from ${account.address}`);
+  return approve(amount);
 }

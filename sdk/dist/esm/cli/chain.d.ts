@@ -21,7 +21,8 @@ export interface AllowanceRequest {
 export declare function optionalViem<Module>(command: string, load: () => Promise<Module>): Promise<Module>;
 /**
  * Makes `spender`'s allowance over the payer's `token` at least `amount`: reads it, and when it is less, sends an
- * `approve(spender, amount)` from the account and waits for its receipt. Answers the approve's hash, or undefined
+ * `approve(spender, amount)` from the account and waits for its receipt (after an `approve(spender, 0)` when the
+ * token refuses to change a nonzero allowance otherwise, as USDT does). Answers the approve's hash, or undefined
  * when the allowance already sufficed. An RPC of another chain is refused before anything is sent.
  */
 export declare function ensureAllowance(request: AllowanceRequest): Promise<Hex | undefined>;
