@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { type Address, getAddress } from 'viem';
+import { type Address, createPublicClient, getAddress, http as viemHttp } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
 import {
@@ -303,6 +303,8 @@ describe('dashboard: automatic renewal under erc20, on the in-process chain', ()
     'approves the charging contract, signs the mandate with eth_signTypedData_v4, and registers it',
     async () => {
       const { page, wallet, token: session, end } = await subscribed();
+      // A period of a day and 10 s, spelled out.
+      await page.getByText('5 TUSD every 1 day and 10 seconds').waitFor();
       const paidBefore = await token.balanceOf(receiver);
       const section = page.getByTestId('auto-renew');
       await section
@@ -361,6 +363,63 @@ describe('dashboard: automatic renewal under erc20, on the in-process chain', ()
       );
       expect((await token.balanceOf(receiver)) - paidBefore).toBe(PRICE);
       expect(await token.balanceOf(wallet.account.address)).toBe(8n * PRICE);
+    },
+    BROWSER_TIMEOUT,
+  );
+
+  it(
+    'revokes the authorization on chain, then turns off; a refused revocation changes nothing and offers a plain turn-off',
+    async () => {
+      const revoked = (payer: Address, mandateHash: string) =>
+        createPublicClient({ transport: viemHttp(chain.rpcUrl) }).readContract({
+          address: charger,
+          abi: CHARGER_ARTIFACT.abi,
+          functionName: 'revoked',
+          args: [payer, mandateHash],
+        });
+      const turnedOn = async () => {
+        const { page, wallet, token: session } = await subscribed();
+        const section = page.getByTestId('auto-renew');
+        await section.getByRole('button', { name: 'Renew automatically' }).click();
+        await page.getByText(/^Automatic renewal is on: the next charge is on /).waitFor();
+        const { mandateHash } = (await statusOf(t.url, session)).autoRenew as { mandateHash: string };
+        expect(mandateHash).toMatch(/^0x[0-9a-f]{64}$/);
+        await section.getByTestId('revoke-hint').waitFor();
+        const sent = () => wallet.requests.filter((method) => method === 'eth_sendTransaction').length;
+        return { page, section, wallet, session, mandateHash, sentBefore: sent(), sent };
+      };
+
+      // Revoked on chain by the wallet first (one transaction), then off in the service.
+      const done = await turnedOn();
+      await sectionScreenshots(done.page, done.section, 'auto-renew-on-revocable');
+      await done.section.getByRole('button', { name: 'Turn off automatic renewal' }).click();
+      await done.page
+        .getByText(
+          /^Automatic renewal is off: the subscription ends on .+ The authorization is revoked on chain: nobody can charge it\.$/,
+        )
+        .waitFor();
+      expect((await statusOf(t.url, done.session)).autoRenew.enabled).toBe(false);
+      expect(done.sent()).toBe(done.sentBefore + 1);
+      expect(await revoked(done.wallet.account.address, done.mandateHash)).toBe(true);
+
+      // A wallet that refuses the revocation changes nothing; the page then offers the plain turn-off.
+      const refused = await turnedOn();
+      refused.wallet.rejectTransactions = true;
+      await refused.section.getByRole('button', { name: 'Turn off automatic renewal' }).click();
+      await refused.section
+        .getByText(
+          'You rejected the revocation request in your wallet. Nothing was changed. Automatic renewal is still on.',
+        )
+        .waitFor();
+      expect((await statusOf(t.url, refused.session)).autoRenew.enabled).toBe(true);
+      await sectionScreenshots(refused.page, refused.section, 'auto-renew-revocation-refused');
+      await refused.section.getByRole('button', { name: 'Turn off without revoking' }).click();
+      await refused.page
+        .getByText(/The authorization stays valid on chain until .+; the service no longer charges it\.$/)
+        .waitFor();
+      expect((await statusOf(t.url, refused.session)).autoRenew.enabled).toBe(false);
+      expect(refused.sent()).toBe(refused.sentBefore + 1);
+      expect(await revoked(refused.wallet.account.address, refused.mandateHash)).toBe(false);
     },
     BROWSER_TIMEOUT,
   );

@@ -2,6 +2,7 @@ import { type Address, getAddress, type Hex, keccak256, type PublicClient, toHex
 import { type PrivateKeyAccount } from 'viem/accounts';
 import { type Mandate, mandateTypedData } from '../src/auto-renew/mandate.js';
 import {
+  CHARGER_ARTIFACT,
   type ChargeOffer,
   eventsOf,
   mandateOnOffer,
@@ -132,6 +133,15 @@ describe('automatic renewal under erc20, charged by the keeper on chain', () => 
         failure: null,
       });
       expect(enabled.body.autoRenew.allowanceShortfall).toBeUndefined();
+      // The mandate as the charging contract names it: what its payer would pass to `revoke`.
+      expect(enabled.body.autoRenew.mandateHash).toBe(
+        await client.readContract({
+          address: charger,
+          abi: CHARGER_ARTIFACT.abi,
+          functionName: 'hashMandate',
+          args: [offer.mandate],
+        }),
+      );
 
       // Both periods charged, then the mandate has none left: a cancel at period end, and nothing more charged.
       await until(

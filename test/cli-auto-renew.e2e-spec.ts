@@ -71,6 +71,7 @@ describe('tollgate auto-renew under free', () => {
       token: '-',
       endsAt: '-',
       allowanceShortfall: '0',
+      mandateHash: '-',
       failure: 'none',
     });
 
@@ -100,6 +101,7 @@ describe('tollgate auto-renew under free', () => {
       token: '-',
       endsAt: new Date((unixSeconds(end) + 5 * PERIOD_SECONDS) * 1000).toISOString(),
       allowanceShortfall: '0',
+      mandateHash: '-',
       failure: 'none',
     });
     // The charge may have been tried (and failed) by now: what the failure leaves alone.
@@ -330,5 +332,44 @@ describe('tollgate auto-renew under erc20', () => {
     expect((await approvals()).map((log) => log.args.value)).toEqual([3n * PRICE, 0n, 5n * PRICE]);
     expect(await allowance()).toBe(5n * PRICE);
     expect(fields(enabled.stdout)).toMatchObject({ enabled: 'true', allowanceShortfall: '0' });
+  });
+
+  it("disable --revoke revokes the mandate on chain from the payer's key, then turns it off", async () => {
+    const { mandateHash } = fields((await tollgate(['auto-renew', 'status'])).stdout);
+    expect(mandateHash).toMatch(/^0x[0-9a-f]{64}$/);
+    const revoked = () =>
+      client.readContract({
+        address: contract,
+        abi: CHARGER_ARTIFACT.abi,
+        functionName: 'revoked',
+        args: [payer, mandateHash],
+      });
+
+    // Without a chain, or with another wallet's key, nothing is sent and it stays on.
+    const noRpc = await tollgate(['auto-renew', 'disable', '--revoke'], { TOLLGATE_PRIVATE_KEY: privateKey });
+    expect(noRpc.code).toBe(2);
+    expect(noRpc.stderr).toMatch(/pass --rpc-url <url> or set TOLLGATE_RPC_URL/);
+    const otherKey = generatePrivateKey();
+    const wrongKey = await tollgate(['auto-renew', 'disable', '--revoke', '--rpc-url', chain.rpcUrl], {
+      TOLLGATE_PRIVATE_KEY: otherKey,
+    });
+    expect(wrongKey.code).toBe(2);
+    expect(wrongKey.stderr).toBe(
+      `the key is ${privateKeyToAccount(otherKey).address}'s; only the mandate's payer (${payer}) can revoke it\n`,
+    );
+    expect(fields((await tollgate(['auto-renew', 'status'])).stdout).enabled).toBe('true');
+    expect(await revoked()).toBe(false);
+
+    const disabled = await tollgate(['auto-renew', 'disable', '--revoke'], {
+      TOLLGATE_PRIVATE_KEY: privateKey,
+      TOLLGATE_RPC_URL: chain.rpcUrl,
+    });
+    expect(disabled.code).toBe(0);
+    expect(disabled.stderr).toContain(
+      `revoking the mandate ${mandateHash} at the charging contract ${getAddress(contract)} from ${payer}`,
+    );
+    expect(disabled.stderr).toMatch(/revoke sent: 0x[0-9a-f]{64}; waiting for its receipt\n/);
+    expect(fields(disabled.stdout)).toMatchObject({ enabled: 'false', mandateHash: '-' });
+    expect(await revoked()).toBe(true);
   });
 });

@@ -247,6 +247,7 @@ export function autoRenewDto(mandate: StoredMandate): AutoRenewDto {
     token: mandate.token && checksumAddress(mandate.token),
     endsAt: endsAt.toISOString(),
     ...(BigInt(mandate.allowanceShortfall) > 0n && { allowanceShortfall: mandate.allowanceShortfall }),
+    ...(mandate.mandateHash !== null && { mandateHash: mandate.mandateHash }),
     failure:
       mandate.failureReason === null
         ? null

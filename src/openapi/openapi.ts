@@ -28,7 +28,7 @@ import {
 import { WebhookTestEventDto } from '../webhooks/dto/webhook-test-event.dto.js';
 import { declaredTags } from '../common/http/api-tag.js';
 
-export const OPENAPI_VERSION = '1.1.0';
+export const OPENAPI_VERSION = '1.2.0';
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);

@@ -137,6 +137,26 @@ export async function approveCharger(
   );
 }
 
+/**
+ * Ends a mandate on chain: the payer sends the charging contract's `revoke(mandateHash)` (selector 0xb75c7dc6), after
+ * which nobody can charge it, and the page waits until it is mined.
+ */
+export async function revokeMandate(
+  wallet: Wallet,
+  payer: string,
+  terms: Pick<MandateTerms, 'chainId' | 'charger'>,
+  mandateHash: string,
+  onStep: (text: string) => void,
+): Promise<void> {
+  await readyWallet(wallet, payer, terms.chainId, 'to revoke the authorization', onStep);
+  onStep('Confirm revoking the authorization on chain in your wallet…');
+  const hash = await walletRequest(wallet, 'revocation', 'eth_sendTransaction', [
+    { from: payer, to: terms.charger, data: `0xb75c7dc6${mandateHash.slice(2)}`, value: '0x0' },
+  ]);
+  if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
+  await waitForPayment(wallet, hash, 1, onStep, 'revocation');
+}
+
 /** The payer's EIP-712 signature of `mandate` for the charging contract (`eth_signTypedData_v4`). */
 export async function signMandate(
   wallet: Wallet,

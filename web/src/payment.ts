@@ -99,7 +99,7 @@ export async function waitForPayment(
   hash: string,
   confirmations: number,
   onStep: (text: string) => void,
-  what: 'payment' | 'approval' = 'payment',
+  what: 'payment' | 'approval' | 'revocation' = 'payment',
 ): Promise<void> {
   for (;;) {
     const receipt = (await walletRequest(wallet, 'receipt check', 'eth_getTransactionReceipt', [hash])) as {
@@ -109,9 +109,11 @@ export async function waitForPayment(
     if (receipt?.blockNumber) {
       if (receipt.status !== '0x1') {
         throw new WalletError(
-          what === 'payment'
-            ? 'The payment transaction failed on chain (reverted): nothing was paid.'
-            : 'The approval transaction failed on chain (reverted): nothing was approved.',
+          {
+            payment: 'The payment transaction failed on chain (reverted): nothing was paid.',
+            approval: 'The approval transaction failed on chain (reverted): nothing was approved.',
+            revocation: 'The revocation failed on chain (reverted): nothing was revoked.',
+          }[what],
         );
       }
       const head = Number(await walletRequest(wallet, 'block check', 'eth_blockNumber'));

@@ -924,6 +924,11 @@ export interface components {
             /** @description Why the latest charge failed, while it is being retried; null otherwise. */
             failure: components["schemas"]["AutoRenewFailureDto"] | (never | null);
             /**
+             * @description Under `erc20`, while enabled: the EIP-712 digest of the signed mandate, which names it on chain. Disabling stops Tollgate's charges only; to make the mandate unusable by anyone, the payer sends `revoke(mandateHash)` to the charging contract (`GET /subscriptions/plan`, `autoRenew.charger`).
+             * @example 0x4f3c2b1a09e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2
+             */
+            mandateHash?: string;
+            /**
              * Format: date-time
              * @description When the next charge is attempted (AUTO_RENEW_LEAD_SECONDS before the period end, or the next retry of a failed one); null when not enabled.
              * @example 2026-12-22T01:25:00.000Z

@@ -12,8 +12,9 @@ import {
   signMandate,
 } from '../auto-renew.js';
 import type { TollgateClient } from '../client.js';
+import { unwrap } from '../errors.js';
 import type { components } from '../schema.js';
-import { ensureAllowance } from './chain.js';
+import { ensureAllowance, revokeMandate } from './chain.js';
 import { UsageError } from './settings.js';
 
 type Subscription = components['schemas']['SubscriptionDto'];
@@ -27,15 +28,20 @@ export const AUTO_RENEW_USAGE = `auto-renew enable [--periods <n>]   renew autom
                                    Under free no key is needed (--periods: default the service's)
 auto-renew status                  enabled, next charge, amount, allowance shortfall, failure
 auto-renew retry                   after fixing a failed charge (allowance, balance): try again now
-auto-renew disable                 no further charge; the paid period runs to its end
+auto-renew disable [--revoke]      no further charge; the paid period runs to its end. Under erc20 the
+                                   signed mandate stays chargeable on chain until its end: --revoke
+                                   first sends the charging contract's revoke(mandateHash) from the
+                                   wallet's key through --rpc-url, so that nobody can charge it
 
   --periods <n>      how many periods the mandate covers
+  --revoke           with disable: revoke the mandate on chain first (erc20)
   --key-file <path>  the private key of the subscription's wallet (erc20)
   --rpc-url <url>    a JSON-RPC endpoint of the service's chain (erc20; default TOLLGATE_RPC_URL)
   --address <a>      another wallet's subscription (operators; under erc20 that wallet's key signs)`;
 
 export const AUTO_RENEW_OPTIONS = {
   periods: { type: 'string' },
+  revoke: { type: 'boolean' },
   'rpc-url': { type: 'string' },
 } as const;
 
@@ -70,6 +76,7 @@ export function autoRenewLines(state: AutoRenewStatus): Record<string, string> {
     token: state.token ?? '-',
     endsAt: state.endsAt ?? '-',
     allowanceShortfall: state.allowanceShortfall ?? '0',
+    mandateHash: state.mandateHash ?? '-',
     failure: failure === null ? 'none' : `${failure.reason} at ${failure.at}: ${failure.message}`,
   };
 }
@@ -85,13 +92,14 @@ function stateOf(subscription: Subscription): AutoRenewStatus {
 export async function autoRenew(
   io: AutoRenewIo,
   sub: string | undefined,
-  values: { periods?: string },
+  values: { periods?: string; revoke?: boolean },
 ): Promise<void> {
   const address = io.address === undefined ? {} : { address: io.address };
   switch (sub) {
     case 'enable':
       return io.show(autoRenewLines(stateOf(await enable(io, periodsOption(values.periods)))));
     case 'disable':
+      if (values.revoke === true) await revoke(io);
       return io.show(autoRenewLines(stateOf(await disableAutoRenew(io.authed(), address))));
     case 'retry':
       return io.show(autoRenewLines(stateOf(await retryAutoRenew(io.authed(), address))));
@@ -140,4 +148,49 @@ async function enable(io: AutoRenewIo, periods: number | undefined): Promise<Sub
       `for the charging contract ${signable.charger} on chain ${signable.chainId}`,
   );
   return registerAutoRenew(client, prepared, await signMandate(account, signable), options);
+}
+
+/**
+ * `disable --revoke`: the enabled mandate revoked on chain by its payer before the service turns it off, so that a
+ * failure leaves it on rather than off in the service and chargeable on chain. Under `free`, or with nothing
+ * enabled, there is nothing on chain: the disable goes ahead (and says so, or answers 404 as without --revoke).
+ */
+async function revoke(io: AutoRenewIo): Promise<void> {
+  const client = io.authed();
+  const query = io.address === undefined ? {} : { address: io.address };
+  const [plan, status] = await Promise.all([
+    unwrap(client.GET('/subscriptions/plan')),
+    unwrap(client.GET('/subscriptions/status', { params: { query } })),
+  ]);
+  const offer = plan.autoRenew;
+  const { mandateHash } = status.autoRenew;
+  if (
+    !status.autoRenew.enabled ||
+    mandateHash === undefined ||
+    offer?.gateway !== 'erc20' ||
+    offer.chainId === null ||
+    offer.charger === null
+  ) {
+    io.log('nothing to revoke on chain: no signed mandate is enabled');
+    return;
+  }
+  if (io.rpcUrl === undefined) {
+    throw new UsageError(
+      'auto-renew disable --revoke sends a transaction: pass --rpc-url <url> or set TOLLGATE_RPC_URL',
+    );
+  }
+  const account = await io.account();
+  if (account.address.toLowerCase() !== status.address.toLowerCase()) {
+    throw new UsageError(
+      `the key is ${account.address}'s; only the mandate's payer (${status.address}) can revoke it`,
+    );
+  }
+  await revokeMandate({
+    rpcUrl: io.rpcUrl,
+    chainId: offer.chainId,
+    account,
+    charger: offer.charger as `0x${string}`,
+    mandateHash: mandateHash as `0x${string}`,
+    log: io.log,
+  });
 }

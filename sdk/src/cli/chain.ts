@@ -37,20 +37,12 @@ export async function optionalViem<Module>(command: string, load: () => Promise<
   }
 }
 
-/**
- * Makes `spender`'s allowance over the payer's `token` at least `amount`: reads it, and when it is less, sends an
- * `approve(spender, amount)` from the account and waits for its receipt (after an `approve(spender, 0)` when the
- * token refuses to change a nonzero allowance otherwise, as USDT does). Answers the approve's hash, or undefined
- * when the allowance already sufficed. An RPC of another chain is refused before anything is sent.
- */
-export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | undefined> {
-  const { createPublicClient, createWalletClient, erc20Abi, http } = await optionalViem(
-    'auto-renew enable',
-    () => import('viem'),
-  );
-  const { rpcUrl, account, token, spender, amount, log } = request;
-  const transport = http(rpcUrl, { retryCount: 0 });
-  const reader = createPublicClient({ transport });
+/** The chain as the CLI uses it: reads, the account's transactions (each waited for), and failures as ChainError. */
+async function connect(command: string, rpcUrl: string, chainId: number, account: PrivateKeyAccount) {
+  const viem = await optionalViem(command, () => import('viem'));
+  const transport = viem.http(rpcUrl, { retryCount: 0 });
+  const reader = viem.createPublicClient({ transport });
+  const writer = viem.createWalletClient({ account, transport });
   const onChain = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
     try {
       return await call();
@@ -59,13 +51,44 @@ export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | 
       throw new ChainError(`${what} failed at ${rpcUrl}: ${reason}`);
     }
   };
-
-  const chainId = await onChain('reading the chain id', () => reader.getChainId());
-  if (chainId !== request.chainId) {
+  const served = await onChain('reading the chain id', () => reader.getChainId());
+  if (served !== chainId) {
     throw new UsageError(
-      `the RPC at ${rpcUrl} serves chain ${chainId}; the service charges on chain ${request.chainId}`,
+      `the RPC at ${rpcUrl} serves chain ${served}; the service charges on chain ${chainId}`,
     );
   }
+  /** Sends `send`'s transaction, logs its hash, and waits for its receipt; a revert is a ChainError. */
+  const transact = async (
+    what: string,
+    send: () => Promise<Hex>,
+    log: (line: string) => void,
+  ): Promise<Hex> => {
+    const hash = await onChain(`sending the ${what}`, send);
+    log(`${what} sent: ${hash}; waiting for its receipt`);
+    const receipt = await onChain(`waiting for the ${what}`, () =>
+      reader.waitForTransactionReceipt({ hash, pollingInterval: 1_000 }),
+    );
+    if (receipt.status !== 'success') throw new ChainError(`the ${what} ${hash} reverted`);
+    return hash;
+  };
+  return { viem, reader, writer, onChain, transact };
+}
+
+/**
+ * Makes `spender`'s allowance over the payer's `token` at least `amount`: reads it, and when it is less, sends an
+ * `approve(spender, amount)` from the account and waits for its receipt (after an `approve(spender, 0)` when the
+ * token refuses to change a nonzero allowance otherwise, as USDT does). Answers the approve's hash, or undefined
+ * when the allowance already sufficed. An RPC of another chain is refused before anything is sent.
+ */
+export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | undefined> {
+  const { rpcUrl, account, token, spender, amount, log } = request;
+  const { viem, reader, writer, onChain, transact } = await connect(
+    'auto-renew enable',
+    rpcUrl,
+    request.chainId,
+    account,
+  );
+  const { erc20Abi } = viem;
   const allowance = await onChain('reading the allowance', () =>
     reader.readContract({
       address: token,
@@ -78,7 +101,6 @@ export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | 
     log(`allowance of ${spender} is ${allowance}: covers ${amount}, nothing to approve`);
     return undefined;
   }
-  const writer = createWalletClient({ account, transport });
   const approveWouldPass = async (value: bigint): Promise<boolean> => {
     try {
       await reader.simulateContract({
@@ -93,23 +115,19 @@ export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | 
       return false;
     }
   };
-  const approve = async (value: bigint): Promise<Hex> => {
-    const hash = await onChain('sending the approve', () =>
-      writer.writeContract({
-        address: token,
-        abi: erc20Abi,
-        functionName: 'approve',
-        args: [spender, value],
-        chain: null,
-      }),
+  const approve = (value: bigint): Promise<Hex> =>
+    transact(
+      'approve',
+      () =>
+        writer.writeContract({
+          address: token,
+          abi: erc20Abi,
+          functionName: 'approve',
+          args: [spender, value],
+          chain: null,
+        }),
+      log,
     );
-    log(`approve sent: ${hash}; waiting for its receipt`);
-    const receipt = await onChain('waiting for the approve', () =>
-      reader.waitForTransactionReceipt({ hash, pollingInterval: 1_000 }),
-    );
-    if (receipt.status !== 'success') throw new ChainError(`the approve ${hash} reverted`);
-    return hash;
-  };
   // A token that changes a nonzero allowance only from 0 (USDT's rule) refuses the approve: it is set to 0 first.
   if (allowance > 0n && !(await approveWouldPass(amount))) {
     log(
@@ -119,4 +137,47 @@ export async function ensureAllowance(request: AllowanceRequest): Promise<Hex | 
   }
   log(`approving ${spender} for ${amount} of ${token} (allowance ${allowance}) from ${account.address}`);
   return approve(amount);
+}
+
+/** The charging contract's `revoke(bytes32 mandateHash)`: only the mandate's payer's call counts. */
+const REVOKE_ABI = [
+  {
+    type: 'function',
+    name: 'revoke',
+    stateMutability: 'nonpayable',
+    inputs: [{ name: 'mandateHash', type: 'bytes32' }],
+    outputs: [],
+  },
+] as const;
+
+export interface RevocationRequest {
+  rpcUrl: string;
+  chainId: number;
+  /** The mandate's payer. */
+  account: PrivateKeyAccount;
+  charger: Hex;
+  mandateHash: Hex;
+  log: (line: string) => void;
+}
+
+/**
+ * Ends a mandate on chain: sends the charging contract's `revoke(mandateHash)` from the payer's key and waits for its
+ * receipt, after which nobody can charge it. Answers the transaction's hash.
+ */
+export async function revokeMandate(request: RevocationRequest): Promise<Hex> {
+  const { rpcUrl, account, charger, mandateHash, log } = request;
+  const { writer, transact } = await connect('auto-renew disable --revoke', rpcUrl, request.chainId, account);
+  log(`revoking the mandate ${mandateHash} at the charging contract ${charger} from ${account.address}`);
+  return transact(
+    'revoke',
+    () =>
+      writer.writeContract({
+        address: charger,
+        abi: REVOKE_ABI,
+        functionName: 'revoke',
+        args: [mandateHash],
+        chain: null,
+      }),
+    log,
+  );
 }

@@ -295,7 +295,7 @@ async function run(argv: string[]): Promise<void> {
         {
           authed,
           account: async () =>
-            accountOf(await viemAccounts('auto-renew enable'), await readPrivateKey(values['key-file'])),
+            accountOf(await viemAccounts(`auto-renew ${sub}`), await readPrivateKey(values['key-file'])),
           rpcUrl: values['rpc-url'] ?? setting('TOLLGATE_RPC_URL'),
           address: values.address,
           show: printObject,

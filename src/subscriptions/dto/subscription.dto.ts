@@ -115,6 +115,17 @@ export class AutoRenewDto {
   allowanceShortfall?: string;
 
   @ApiProperty({
+    required: false,
+    pattern: '^0x[0-9a-f]{64}$',
+    example: '0x4f3c2b1a09e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2',
+    description:
+      'Under `erc20`, while enabled: the EIP-712 digest of the signed mandate, which names it on chain. Disabling ' +
+      "stops Tollgate's charges only; to make the mandate unusable by anyone, the payer sends " +
+      '`revoke(mandateHash)` to the charging contract (`GET /subscriptions/plan`, `autoRenew.charger`).',
+  })
+  mandateHash?: string;
+
+  @ApiProperty({
     type: AutoRenewFailureDto,
     nullable: true,
     description: 'Why the latest charge failed, while it is being retried; null otherwise.',

@@ -5,12 +5,13 @@ import {
   buildMandate,
   mandateTerms,
   mandateTotal,
+  revokeMandate,
   signMandate,
   type MandateTerms,
 } from '../auto-renew';
 import { formatAmount } from '../payment';
-import { walletFor } from '../wallet';
-import { Button, DateTime, ErrorNote, formatDate, useAction } from '../ui';
+import { walletFor, WalletError } from '../wallet';
+import { Button, DateTime, ErrorNote, errorText, formatDate, useAction } from '../ui';
 
 /** Periods a new authorization covers unless the user picks another number (a year of monthly periods). */
 const DEFAULT_PERIODS = 12;
@@ -56,6 +57,9 @@ export function AutoRenewSection(props: AutoRenewProps) {
   const autoRenew = subscription.autoRenew;
   const [periods, setPeriods] = useState(String(DEFAULT_PERIODS));
   const [step, setStep] = useState<string>();
+  const [revokeFailed, setRevokeFailed] = useState(false);
+  /** The mandate this page revoked on chain, so that a turn-off the service then failed does not revoke again. */
+  const [revokedHash, setRevokedHash] = useState<string>();
   const enable = useAction();
   const disable = useAction();
   const titleId = useId();
@@ -98,12 +102,36 @@ export function AutoRenewSection(props: AutoRenewProps) {
       }
     });
 
-  const doDisable = () =>
+  // Under erc20 the wallet first revokes the signed mandate on chain: turned off in Tollgate alone, it would stay
+  // chargeable by anyone until its last period. A refused revocation changes nothing, and offers the plain turn-off.
+  const revocable = autoRenew.mandateHash && erc20 && self ? autoRenew.mandateHash : undefined;
+  const doDisable = (revoke: boolean) =>
     disable.run(async () => {
+      if (revoke && revocable && erc20 && revokedHash !== revocable) {
+        let refused: string | undefined;
+        try {
+          await revokeMandate(await walletFor(payer), payer, erc20, revocable, setStep);
+          setRevokedHash(revocable);
+        } catch (error) {
+          refused = errorText(error);
+        } finally {
+          setStep(undefined);
+        }
+        if (refused !== undefined) {
+          setRevokeFailed(true);
+          throw new WalletError(`${refused} Automatic renewal is still on.`);
+        }
+      }
       const updated = await api.disableAutoRenew(subscription.address);
+      setRevokeFailed(false);
       props.onUpdated(
         updated,
-        `Automatic renewal is off: the subscription ends on ${formatDate(updated.currentPeriodEnd!)} unless renewed.`,
+        `Automatic renewal is off: the subscription ends on ${formatDate(updated.currentPeriodEnd!)} unless renewed.` +
+          (revoke && revocable
+            ? ' The authorization is revoked on chain: nobody can charge it.'
+            : revocable
+              ? ` The authorization stays valid on chain until ${formatDate(autoRenew.endsAt!)}; the service no longer charges it.`
+              : ''),
       );
     });
 
@@ -157,14 +185,26 @@ export function AutoRenewSection(props: AutoRenewProps) {
           <ErrorNote text={disable.error} />
           <div class="actions">
             <Button
-              onClick={() => void doDisable()}
+              onClick={() => void doDisable(true)}
               busy={disable.busy}
-              busyLabel="Turning off…"
+              busyLabel={step ?? 'Turning off…'}
               disabled={busy}
             >
               Turn off automatic renewal
             </Button>
+            {revocable && revokeFailed && (
+              <Button variant="ghost" onClick={() => void doDisable(false)} disabled={busy}>
+                Turn off without revoking
+              </Button>
+            )}
           </div>
+          {revocable && (
+            <p class="muted small" data-testid="revoke-hint">
+              {revokeFailed
+                ? 'Turned off without revoking, the service stops charging, but the signed authorization stays valid on chain until its end.'
+                : 'Your wallet asks you to revoke the authorization on chain first (a transaction, with gas), so that nobody can charge it; then the service turns it off.'}
+            </p>
+          )}
         </>
       ) : (
         <>

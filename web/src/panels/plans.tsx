@@ -11,28 +11,39 @@ const UNITS: Array<[seconds: number, one: string]> = [
   [1, 'second'],
 ];
 
-/** The largest unit that divides the length exactly, and how many of it (integers only). */
-function inUnits(seconds: number): [count: number, unit: string] {
-  const [size, name] = UNITS.find(([unit]) => seconds % unit === 0)!;
-  return [seconds / size, name];
+/** The length in whole days, hours, minutes and seconds, largest first, zeros left out: 86 410 → 1 day, 10 seconds. */
+function inUnits(seconds: number): Array<[count: number, unit: string]> {
+  const parts: Array<[number, string]> = [];
+  let left = seconds;
+  for (const [size, name] of UNITS) {
+    if (left >= size) parts.push([Math.floor(left / size), name]);
+    left %= size;
+  }
+  return parts.length > 0 ? parts : [[0, 'second']];
 }
 
-/** "30 days", "12 hours", "90 seconds". */
+const counted = ([count, unit]: [number, string]) => `${count} ${unit}${count === 1 ? '' : 's'}`;
+
+/** "30 days", "12 hours", "1 day and 10 seconds". */
 export function formatSeconds(seconds: number): string {
-  const [count, unit] = inUnits(seconds);
-  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+  const parts = inUnits(seconds).map(counted);
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
 }
 
-/** "every 30 days", "every day". */
+/** "every 30 days", "every day", "every 1 day and 10 seconds". */
 export function formatPeriod(seconds: number): string {
-  const [count, unit] = inUnits(seconds);
-  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+  const parts = inUnits(seconds);
+  return parts.length === 1 && parts[0]![0] === 1
+    ? `every ${parts[0]![1]}`
+    : `every ${formatSeconds(seconds)}`;
 }
 
-/** "7-day free trial". */
+/** "7-day free trial"; "1 day and 12 hours free trial". */
 export function formatTrial(seconds: number): string {
-  const [count, unit] = inUnits(seconds);
-  return `${count}-${unit} free trial`;
+  const parts = inUnits(seconds);
+  return parts.length === 1
+    ? `${parts[0]![0]}-${parts[0]![1]} free trial`
+    : `${formatSeconds(seconds)} free trial`;
 }
 
 /** A plan's price in whole tokens under `erc20`; free at 0; otherwise the units, which the operator bills. */

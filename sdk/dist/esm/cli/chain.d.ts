@@ -26,4 +26,18 @@ export declare function optionalViem<Module>(command: string, load: () => Promis
  * when the allowance already sufficed. An RPC of another chain is refused before anything is sent.
  */
 export declare function ensureAllowance(request: AllowanceRequest): Promise<Hex | undefined>;
+export interface RevocationRequest {
+    rpcUrl: string;
+    chainId: number;
+    /** The mandate's payer. */
+    account: PrivateKeyAccount;
+    charger: Hex;
+    mandateHash: Hex;
+    log: (line: string) => void;
+}
+/**
+ * Ends a mandate on chain: sends the charging contract's `revoke(mandateHash)` from the payer's key and waits for its
+ * receipt, after which nobody can charge it. Answers the transaction's hash.
+ */
+export declare function revokeMandate(request: RevocationRequest): Promise<Hex>;
 export {};

@@ -258,7 +258,7 @@ async function run(argv) {
         case 'auto-renew':
             return autoRenew({
                 authed,
-                account: async () => accountOf(await viemAccounts('auto-renew enable'), await readPrivateKey(values['key-file'])),
+                account: async () => accountOf(await viemAccounts(`auto-renew ${sub}`), await readPrivateKey(values['key-file'])),
                 rpcUrl: values['rpc-url'] ?? setting('TOLLGATE_RPC_URL'),
                 address: values.address,
                 show: printObject,
