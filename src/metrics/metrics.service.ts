@@ -74,6 +74,19 @@ export class Metrics {
     this.requestDuration.labels(method, 'unmatched', String(statusCode)).observe(seconds);
   }
 
+  /** A counter read from a running total when scraped (services count in plain fields, off the request path). */
+  counter(name: string, help: string, read: () => number): void {
+    const counter: Counter = new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        counter.reset();
+        counter.inc(read());
+      },
+    });
+  }
+
   /** A gauge computed when scraped (pool use, queue depth), never on the request path. */
   gauge<Label extends string>(
     name: string,

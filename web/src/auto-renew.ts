@@ -1,6 +1,13 @@
 import { buildMandate as buildSignableMandate, MANDATE_TYPES } from '@tollgate/client';
 import type { AutoRenewTerms, Mandate } from './api';
-import { allowanceCalldata, approveCalldata, formatAmount, readyWallet, waitForPayment } from './payment';
+import {
+  allowanceCalldata,
+  approveCalldata,
+  formatAmount,
+  readyWallet,
+  sendTransaction,
+  waitForPayment,
+} from './payment';
 import { walletRequest, WalletError, type Wallet } from './wallet';
 
 /** The `erc20` terms of a mandate: the plan's `autoRenew` with its chain and contract, and the plan's price. */
@@ -119,10 +126,8 @@ export async function approveCharger(
   if (allowance !== null && allowance >= total) return;
   const approve = async (amount: bigint, step: string): Promise<void> => {
     onStep(step);
-    const hash = await walletRequest(wallet, 'approval', 'eth_sendTransaction', [
-      { from: payer, to: terms.token, data: approveCalldata(terms.charger, amount), value: '0x0' },
-    ]);
-    if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
+    const data = approveCalldata(terms.charger, amount);
+    const hash = await sendTransaction(wallet, 'approval', { from: payer, to: terms.token, data });
     await waitForPayment(wallet, hash, 1, onStep, 'approval');
   };
   if (allowance !== null && allowance > 0n && !(await approvalWouldPass(wallet, payer, terms, total))) {
@@ -150,10 +155,8 @@ export async function revokeMandate(
 ): Promise<void> {
   await readyWallet(wallet, payer, terms.chainId, 'to revoke the authorization', onStep);
   onStep('Confirm revoking the authorization on chain in your wallet…');
-  const hash = await walletRequest(wallet, 'revocation', 'eth_sendTransaction', [
-    { from: payer, to: terms.charger, data: `0xb75c7dc6${mandateHash.slice(2)}`, value: '0x0' },
-  ]);
-  if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
+  const data = `0xb75c7dc6${mandateHash.slice(2)}`;
+  const hash = await sendTransaction(wallet, 'revocation', { from: payer, to: terms.charger, data });
   await waitForPayment(wallet, hash, 1, onStep, 'revocation');
 }
 

@@ -78,14 +78,23 @@ export async function sendPayment(
   onStep(
     `Confirm the payment of ${formatAmount(terms.pricePerPeriod, terms.decimals, terms.symbol)} in your wallet…`,
   );
-  const hash = await walletRequest(wallet, 'payment', 'eth_sendTransaction', [
-    {
-      from: payer,
-      to: terms.token,
-      data: transferCalldata(terms.receiver, terms.pricePerPeriod),
-      value: '0x0',
-    },
-  ]);
+  return sendTransaction(wallet, 'payment', {
+    from: payer,
+    to: terms.token,
+    data: transferCalldata(terms.receiver, terms.pricePerPeriod),
+  });
+}
+
+/** The kinds of transaction the page has the wallet send, as its messages name them. */
+export type TransactionKind = 'payment' | 'approval' | 'revocation';
+
+/** Has the wallet send a call of `to` without ether (the user confirms it there); answers its hash. */
+export async function sendTransaction(
+  wallet: Wallet,
+  kind: TransactionKind,
+  call: { from: string; to: string; data: string },
+): Promise<string> {
+  const hash = await walletRequest(wallet, kind, 'eth_sendTransaction', [{ ...call, value: '0x0' }]);
   if (typeof hash !== 'string') throw new WalletError('The wallet returned no transaction hash.');
   return hash;
 }
@@ -99,7 +108,7 @@ export async function waitForPayment(
   hash: string,
   confirmations: number,
   onStep: (text: string) => void,
-  what: 'payment' | 'approval' | 'revocation' = 'payment',
+  what: TransactionKind = 'payment',
 ): Promise<void> {
   for (;;) {
     const receipt = (await walletRequest(wallet, 'receipt check', 'eth_getTransactionReceipt', [hash])) as {
